@@ -1,0 +1,76 @@
+#include "cli/app.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/command.h"
+#include "logic/parse.h"
+#include "util/error.h"
+
+namespace softhat::cli {
+
+lang::Catalog Context::load_catalog() const {
+  lang::Catalog catalog = lang::Catalog::builtin();
+  for (const std::string& dir : catalogs) catalog.add_directory(dir);
+  return catalog;
+}
+
+void add_selection(CLI::App* app, lang::Selection& s, bool with_regex) {
+  app->add_option("languages", s.names, "catalogue languages (see `softhat list`)");
+  app->add_flag("--all", s.all, "every catalogue language");
+  app->add_option("--formula", s.formula, "a formula typed here (formula-language.md)");
+  app->add_option("--alphabet", s.alphabet, "the alphabet of --formula, e.g. ab");
+  if (with_regex) app->add_option("--regex", s.regex, "an RE2 regex oracle for --formula");
+}
+
+int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
+  CLI::App app{"softhat: formal languages compiled into softmax transformers, checked word by word"};
+  app.set_version_flag("--version", "softhat 0.1.0");
+  app.require_subcommand(1);
+  app.footer(
+      "Exit status: 0 success, 1 a verification found a disagreement, 2 usage or input error, "
+      "3 internal error.");
+  Context ctx{in, out, err, {}};
+  app.add_option("--catalog", ctx.catalogs, "add the *.toml languages of this folder")->check(CLI::ExistingDirectory);
+  Runner runner;
+  setup_list(app, runner);
+  setup_show(app, runner);
+  setup_check(app, runner);
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return kExitOk;
+  } catch (const CLI::CallForVersion& e) {
+    out << e.what() << "\n";
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    err << "softhat: " << e.what() << "\n";
+    return kExitInput;
+  }
+  try {
+    const int status = runner(ctx);
+    out.flush();
+    return status;
+  } catch (const logic::ParseError& e) {
+    err << "softhat: " << e.what() << "\n";
+    return kExitInput;
+  } catch (const InputError& e) {
+    err << "softhat: " << e.what() << "\n";
+    return kExitInput;
+  } catch (const std::invalid_argument& e) {
+    err << "softhat: " << e.what() << "\n";
+    return kExitInput;
+  } catch (const std::exception& e) {
+    err << "softhat: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace softhat::cli

@@ -1,0 +1,50 @@
+// softhat check: the evaluator against the oracles (regex, checker) on every
+// word up to --max-len and on seeded random words of each --lengths.
+#include <memory>
+#include <ostream>
+
+#include "cli/command.h"
+#include "util/error.h"
+#include "verify/check.h"
+
+namespace softhat::cli {
+
+namespace {
+struct CheckArgs {
+  lang::Selection selection;
+  verify::CheckOptions options;
+  std::size_t max_len = 0;
+};
+}  // namespace
+
+void setup_check(CLI::App& app, Runner& runner) {
+  CLI::App* sub = app.add_subcommand(
+      "check", "compare the formula evaluator with the language's oracles (regex, checker); exit 1 on any "
+               "disagreement");
+  auto args = std::make_shared<CheckArgs>();
+  add_selection(sub, args->selection, true);
+  auto* max_len = sub->add_option("--max-len", args->max_len,
+                                  "check every word up to this length (default: 10 for binary alphabets, "
+                                  "fewer for larger ones)");
+  max_len->check(CLI::Range(0, 24));
+  sub->add_option("--lengths", args->options.lengths, "lengths of the random words (default 100,1000)")
+      ->delimiter(',');
+  sub->add_option("--samples", args->options.samples, "random words per length (default 100)");
+  sub->add_option("--seed", args->options.seed, "random seed (fixed default)");
+  sub->callback([&runner, args, max_len] {
+    if (max_len->count()) args->options.max_len = args->max_len;
+    runner = [args](Context& ctx) {
+      std::vector<verify::CheckReport> reports;
+      for (const lang::Language& language : lang::select_languages(ctx.load_catalog(), args->selection)) {
+        reports.push_back(verify::check_language(language, args->options));
+      }
+      ctx.out << verify::format_check_reports(reports);
+      for (const auto& r : reports) {
+        if (!r.ok()) return kExitDisagreement;
+      }
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace softhat::cli

@@ -1,0 +1,33 @@
+// One subcommand per file (cmd_*.cc): each registers its options on the
+// CLI11 app and returns the function that runs it. Runners only call lib/.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "lang/catalog.h"
+#include "lang/select.h"
+
+namespace softhat::cli {
+
+struct Context {
+  std::istream& in;
+  std::ostream& out;
+  std::ostream& err;
+  std::vector<std::string> catalogs;  // --catalog DIR, repeatable
+  lang::Catalog load_catalog() const;
+};
+
+using Runner = std::function<int(Context&)>;
+
+// Adds `LANG... | --all | --formula F --alphabet A [--regex R]` to a subcommand.
+void add_selection(CLI::App* app, lang::Selection& selection, bool with_regex);
+
+void setup_list(CLI::App& app, Runner& runner);
+void setup_show(CLI::App& app, Runner& runner);
+void setup_check(CLI::App& app, Runner& runner);
+
+}  // namespace softhat::cli

@@ -1,0 +1,40 @@
+// The language catalogue: one TOML file per language (architecture.md,
+// "Language catalogue"). The built-in files of languages/ are compiled into
+// the binary; `--catalog DIR` adds a user's folder of *.toml files.
+//
+// Keys: name, alphabet, class, description, reference (strings), formula
+// and regex (optional strings), and an optional [checker] table with kind and
+// symbols. Unknown keys are errors (they are usually typos). A malformed file
+// is reported with its path, the line, and what is wrong.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lang/language.h"
+
+namespace softhat::lang {
+
+class Catalog {
+ public:
+  // The languages compiled into the binary.
+  static Catalog builtin();
+
+  // Parses one TOML document; `path` names it in errors.
+  void add_toml(std::string_view text, const std::string& path);
+  // Adds every *.toml file of a folder (sorted by file name).
+  void add_directory(const std::string& dir);
+
+  const std::vector<Language>& languages() const { return languages_; }
+  // Throws InputError listing close names if there is no such language.
+  const Language& find(std::string_view name) const;
+
+ private:
+  std::vector<Language> languages_;
+};
+
+// Reads a whole catalogue-format document into a spec (used by add_toml).
+LanguageSpec parse_language_toml(std::string_view text, const std::string& path);
+
+}  // namespace softhat::lang

@@ -1,0 +1,53 @@
+#include "lang/describe.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "logic/parse.h"
+#include "logic/print.h"
+
+namespace softhat::lang {
+
+namespace {
+std::string fragment_of(const Language& l) {
+  return l.formula ? logic::fragment_name(logic::fragment(*l.formula)) : "-";
+}
+}  // namespace
+
+std::string format_catalog_table(const Catalog& catalog) {
+  std::string out = fmt::format("{:<24} {:<10} {:<13} {:<11} {:<22} {}\n", "name", "alphabet", "class", "fragment",
+                                "sources", "description");
+  for (const Language& l : catalog.languages()) {
+    out += fmt::format("{:<24} {:<10} {:<13} {:<11} {:<22} {}\n", l.name(), l.alphabet(), l.spec.language_class,
+                       fragment_of(l), fmt::format("{}", fmt::join(l.sources(), ",")), l.spec.description);
+  }
+  return out;
+}
+
+std::string describe_language(const Language& l) {
+  std::string out;
+  auto line = [&out](std::string_view key, const std::string& value) {
+    out += fmt::format("{:<12} {}\n", fmt::format("{}:", key), value);
+  };
+  line("name", l.name());
+  line("alphabet", logic::alphabet_set(l.alphabet()));
+  line("class", l.spec.language_class.empty() ? "-" : l.spec.language_class);
+  line("fragment", fragment_of(l));
+  if (l.formula) {
+    line("formula", *l.spec.formula);
+    line("normalized", logic::to_string(*l.formula));
+    line("structure", logic::dump(*l.formula));
+    line("size", fmt::format("{} distinct subformulas, depth {}", logic::subformulas(*l.formula).size(),
+                             (*l.formula)->depth));
+  } else {
+    line("formula", "-");
+  }
+  line("regex", l.regex ? l.regex->pattern() : "-");
+  line("checker", l.checker ? l.checker->describe() : "-");
+  line("description", l.spec.description.empty() ? "-" : l.spec.description);
+  line("reference", l.spec.reference.empty() ? "-" : l.spec.reference);
+  line("source", l.spec.source);
+  return out;
+}
+
+}  // namespace softhat::lang

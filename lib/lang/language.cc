@@ -1,0 +1,68 @@
+#include "lang/language.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "logic/parse.h"
+#include "util/error.h"
+
+namespace softhat::lang {
+
+std::vector<std::string> Language::sources() const {
+  std::vector<std::string> out;
+  if (formula) out.push_back("formula");
+  if (regex) out.push_back("regex");
+  if (checker) out.push_back("checker");
+  return out;
+}
+
+Language build_language(LanguageSpec spec) {
+  const std::string where = spec.source;
+  auto fail = [&](const std::string& what) { throw InputError(fmt::format("{}: {}", where, what)); };
+  if (spec.name.empty()) fail("the language has no name");
+  for (char c : spec.name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) {
+      fail(fmt::format("name '{}' may only use lowercase letters, digits, '-' and '_'", spec.name));
+    }
+  }
+  try {
+    logic::validate_alphabet(spec.alphabet);
+  } catch (const std::invalid_argument& e) {
+    fail(fmt::format("language '{}': {}", spec.name, e.what()));
+  }
+  if (!spec.language_class.empty() &&
+      std::find(kLanguageClasses.begin(), kLanguageClasses.end(), spec.language_class) ==
+          kLanguageClasses.end()) {
+    fail(fmt::format("language '{}': unknown class '{}' (known: star-free, regular, counting, context-free)",
+                     spec.name, spec.language_class));
+  }
+  Language lang;
+  if (spec.formula) {
+    try {
+      lang.formula = logic::parse(*spec.formula, spec.alphabet);
+    } catch (const logic::ParseError& e) {
+      fail(fmt::format("language '{}': formula: {}", spec.name, e.what()));
+    }
+  }
+  try {
+    if (spec.regex) lang.regex.emplace(*spec.regex, spec.name);
+    if (spec.checker) lang.checker.emplace(spec.checker->kind, spec.checker->symbols);
+  } catch (const InputError& e) {
+    fail(e.what());
+  }
+  if (spec.checker) {
+    for (char c : spec.checker->symbols) {
+      if (spec.alphabet.find(c) == std::string::npos) {
+        fail(fmt::format("language '{}': checker symbol '{}' is not in the alphabet", spec.name, c));
+      }
+    }
+  }
+  lang.spec = std::move(spec);
+  if (lang.sources().empty()) {
+    fail(fmt::format("language '{}' has no formula, regex or checker", lang.spec.name));
+  }
+  return lang;
+}
+
+}  // namespace softhat::lang

@@ -1,0 +1,57 @@
+// A language of the catalogue: its alphabet, its defining formula and its
+// independent oracles (an RE2 regex and/or a hand-written checker).
+//
+// Every language, whether read from languages/*.toml, from a user's
+// --catalog folder or typed on the command line (--formula/--alphabet/
+// --regex), is built by build_language() from a LanguageSpec, so all three
+// are validated and behave exactly alike.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "logic/formula.h"
+#include "oracle/checker.h"
+#include "oracle/regex_oracle.h"
+
+namespace softhat::lang {
+
+struct CheckerSpec {
+  std::string kind;
+  std::string symbols;
+};
+
+// The raw fields, as written in a catalogue file.
+struct LanguageSpec {
+  std::string name;
+  std::string alphabet;
+  std::optional<std::string> formula;
+  std::optional<std::string> regex;
+  std::optional<CheckerSpec> checker;
+  std::string language_class;  // star-free | regular | counting | context-free
+  std::string description;
+  std::string reference;
+  std::string source;  // where it came from (file path, or "command line")
+};
+
+struct Language {
+  LanguageSpec spec;
+  std::optional<logic::Formula> formula;
+  std::optional<oracle::RegexOracle> regex;
+  std::optional<oracle::Checker> checker;
+
+  const std::string& name() const { return spec.name; }
+  const std::string& alphabet() const { return spec.alphabet; }
+  // "formula", "regex", "checker": the verdict sources this language has.
+  std::vector<std::string> sources() const;
+};
+
+inline const std::vector<std::string> kLanguageClasses = {"star-free", "regular", "counting",
+                                                          "context-free"};
+
+// Validates and builds. Throws softhat::InputError whose message starts with
+// spec.source (and `where`, if given, e.g. a line) and says what is wrong.
+Language build_language(LanguageSpec spec);
+
+}  // namespace softhat::lang

@@ -1,0 +1,25 @@
+// Which languages a command works on: catalogue names, --all, or one typed
+// on the command line (--formula F --alphabet A [--regex R]), which is built
+// exactly like a catalogue entry.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lang/catalog.h"
+
+namespace softhat::lang {
+
+struct Selection {
+  std::vector<std::string> names;
+  bool all = false;
+  std::optional<std::string> formula;
+  std::optional<std::string> alphabet;
+  std::optional<std::string> regex;
+};
+
+// Throws InputError for a contradictory or empty selection, or unknown names.
+std::vector<Language> select_languages(const Catalog& catalog, const Selection& selection);
+
+}  // namespace softhat::lang

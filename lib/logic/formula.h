@@ -1,0 +1,150 @@
+// The formula AST of softhat's formula language (../shared/design/formula-language.md).
+//
+// A Formula is a handle to an immutable, hash-consed node: two formulas are
+// structurally equal iff their handles are equal, so a subformula shared by
+// several parents is one node (the compiler computes it once). Nodes are only
+// built by the factories below, which normalize trivial cases (constants are
+// folded, nested conjunctions/disjunctions flattened, duplicate operands
+// removed, double negation cancelled) and compute the fragment bits (past,
+// future, counting, mod) at construction, as Spot's formula factory does.
+//
+// Conventions fixed here: temporal operators are strict; in `since(guard,
+// event)` and `until(guard, event)` the guard comes first and the event second
+// (`a S b` is since(a, b)). Counting terms are integer linear combinations
+// sum_k c_k * #phi_k + c_0, where #phi counts positions j <= i where phi holds.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace softhat::logic {
+
+enum class Op : std::uint8_t {
+  kTrue,
+  kFalse,
+  kLetter,
+  kFirst,
+  kLast,
+  kMod,
+  kNot,
+  kAnd,
+  kOr,
+  kImplies,
+  kIff,
+  kYesterday,     // Y: previous position
+  kOnce,          // O: some earlier position
+  kHistorically,  // H: every earlier position
+  kSince,         // guard S event
+  kNext,          // X
+  kEventually,    // F
+  kGlobally,      // G
+  kUntil,         // guard U event
+  kCompare,       // term cmp term
+};
+
+enum class Cmp : std::uint8_t { kLt, kLe, kGt, kGe, kEq, kNe };
+
+// Fragment bits, computed at construction.
+enum FragmentBits : std::uint8_t {
+  kPastBit = 1,
+  kFutureBit = 2,
+  kCountBit = 4,
+  kModBit = 8,
+};
+
+// The smallest fragment of the contract a formula belongs to.
+enum class Fragment { kBoolean, kPastLtl, kFutureLtl, kLtl, kLtlMod, kCounting };
+
+struct Node;
+
+class Formula {
+ public:
+  Formula() = default;
+  explicit Formula(const Node* node) : node_(node) {}
+
+  const Node& operator*() const { return *node_; }
+  const Node* operator->() const { return node_; }
+  const Node* get() const { return node_; }
+  bool valid() const { return node_ != nullptr; }
+
+  friend bool operator==(Formula a, Formula b) { return a.node_ == b.node_; }
+  friend bool operator!=(Formula a, Formula b) { return a.node_ != b.node_; }
+
+ private:
+  const Node* node_ = nullptr;
+};
+
+// sum of coefficient * #formula, plus a constant.
+struct Term {
+  std::vector<std::pair<std::int64_t, Formula>> counts;
+  std::int64_t constant = 0;
+
+  bool is_constant() const { return counts.empty(); }
+  friend bool operator==(const Term& a, const Term& b) {
+    return a.constant == b.constant && a.counts == b.counts;
+  }
+};
+
+struct Node {
+  Op op = Op::kTrue;
+  char letter = 0;            // kLetter
+  std::int64_t m = 0, r = 0;  // kMod
+  Cmp cmp = Cmp::kEq;         // kCompare
+  std::vector<Formula> kids;  // operands; for kSince/kUntil: {guard, event}
+  Term lhs, rhs;              // kCompare
+  std::uint32_t id = 0;       // dense, unique per node, in creation order
+  std::size_t hash = 0;
+  std::uint32_t depth = 1;  // nesting depth (a leaf has depth 1)
+  std::uint8_t bits = 0;    // FragmentBits
+};
+
+// Factories. All return canonical (interned) formulas; thread-safe.
+Formula make_true();
+Formula make_false();
+Formula make_bool(bool value);
+Formula letter(char symbol);
+Formula first();
+Formula last();
+Formula mod(std::int64_t m, std::int64_t r);  // requires m >= 1, 0 <= r < m
+Formula not_(Formula f);
+Formula and_(std::vector<Formula> operands);
+Formula or_(std::vector<Formula> operands);
+Formula and_(Formula a, Formula b);
+Formula or_(Formula a, Formula b);
+Formula implies(Formula a, Formula b);
+Formula iff(Formula a, Formula b);
+Formula yesterday(Formula f);
+Formula once(Formula f);
+Formula historically(Formula f);
+Formula since(Formula guard, Formula event);
+Formula next(Formula f);
+Formula eventually(Formula f);
+Formula globally(Formula f);
+Formula until(Formula guard, Formula event);
+Formula compare(Term lhs, Cmp cmp, Term rhs);
+
+// Normalizes a term: merges equal counted formulas, drops zero coefficients.
+Term normalize(Term t);
+
+// Every distinct subformula (counted formulas included), children before
+// parents; the root is last.
+std::vector<Formula> subformulas(Formula root);
+
+Fragment fragment(Formula f);
+const char* fragment_name(Fragment f);
+const char* cmp_symbol(Cmp c);
+bool is_temporal(Op op);
+bool is_past(Op op);    // Y O H S
+bool is_future(Op op);  // X F G U
+
+}  // namespace softhat::logic
+
+template <>
+struct std::hash<softhat::logic::Formula> {
+  std::size_t operator()(softhat::logic::Formula f) const noexcept {
+    return std::hash<const void*>()(f.get());
+  }
+};

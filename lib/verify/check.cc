@@ -1,0 +1,123 @@
+#include "verify/check.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "logic/eval.h"
+#include "util/error.h"
+#include "verify/words.h"
+
+namespace softhat::verify {
+
+std::vector<VerdictSource> verdict_sources(const lang::Language& language) {
+  std::vector<VerdictSource> out;
+  if (language.formula) {
+    logic::Formula f = *language.formula;
+    out.push_back({"formula", [f](std::string_view w) { return logic::accepts(f, w); }});
+  }
+  if (language.regex) {
+    const oracle::RegexOracle* re = &*language.regex;
+    out.push_back({"regex", [re](std::string_view w) { return re->accepts(w); }});
+  }
+  if (language.checker) {
+    const oracle::Checker* ch = &*language.checker;
+    out.push_back({"checker", [ch](std::string_view w) { return ch->accepts(w); }});
+  }
+  return out;
+}
+
+namespace {
+
+class Comparer {
+ public:
+  Comparer(const std::vector<VerdictSource>& sources, CheckReport& report) : sources_(sources), report_(report) {}
+
+  void run(const std::string& word, CheckRow& row) {
+    verdicts_.clear();
+    for (const VerdictSource& s : sources_) verdicts_.push_back(s.accepts(word));
+    ++row.words;
+    ++report_.words;
+    row.positives += verdicts_[0];
+    bool agree = true;
+    for (bool v : verdicts_) agree = agree && v == verdicts_[0];
+    if (agree) {
+      ++row.agreed;
+      return;
+    }
+    ++report_.disagreements;
+    if (!report_.shortest || word.size() < report_.shortest->word.size()) {
+      report_.shortest = Disagreement{word, verdicts_};
+    }
+  }
+
+ private:
+  const std::vector<VerdictSource>& sources_;
+  CheckReport& report_;
+  std::vector<bool> verdicts_;
+};
+
+}  // namespace
+
+CheckReport check_language(const lang::Language& language, const CheckOptions& options) {
+  const std::vector<VerdictSource> sources = verdict_sources(language);
+  if (sources.size() < 2) {
+    throw InputError(fmt::format("language '{}' has only a {}: nothing to compare it with (give --regex)",
+                                 language.name(), sources.at(0).name));
+  }
+  CheckReport report;
+  report.language = language.name();
+  for (const VerdictSource& s : sources) report.sources.push_back(s.name);
+  report.max_len = options.max_len.value_or(default_max_len(language.alphabet().size()));
+  Comparer comparer(sources, report);
+
+  CheckRow exhaustive{fmt::format("0-{} (all)", report.max_len)};
+  for_each_word(language.alphabet(), report.max_len, [&](const std::string& w) {
+    comparer.run(w, exhaustive);
+    return true;
+  });
+  report.rows.push_back(exhaustive);
+
+  for (std::size_t n : options.lengths) {
+    CheckRow row{fmt::format("{}", n)};
+    std::mt19937_64 rng = derived_rng(options.seed, language.name(), n);
+    for (std::size_t k = 0; k < options.samples; ++k) {
+      comparer.run(random_word(rng, language.alphabet(), n, k), row);
+    }
+    report.rows.push_back(row);
+  }
+  return report;
+}
+
+std::string format_check_reports(const std::vector<CheckReport>& reports) {
+  std::string out = fmt::format("{:<24} {:<24} {:>12} {:>10} {:>10} {:>10}\n", "language", "sources",
+                                "lengths", "words", "accepted", "agreement");
+  std::uint64_t words = 0, disagreements = 0;
+  std::size_t failing = 0;
+  for (const CheckReport& r : reports) {
+    bool first = true;
+    for (const CheckRow& row : r.rows) {
+      const double rate = row.words ? 100.0 * static_cast<double>(row.agreed) / static_cast<double>(row.words) : 100.0;
+      out += fmt::format("{:<24} {:<24} {:>12} {:>10} {:>10} {:>9.2f}%\n", first ? r.language : "",
+                         first ? fmt::format("{}", fmt::join(r.sources, "=")) : "", row.label, row.words,
+                         row.positives, rate);
+      first = false;
+    }
+    words += r.words;
+    disagreements += r.disagreements;
+    if (!r.ok()) ++failing;
+  }
+  for (const CheckReport& r : reports) {
+    if (r.ok()) continue;
+    std::vector<std::string> verdicts;
+    for (std::size_t i = 0; i < r.sources.size(); ++i) {
+      verdicts.push_back(fmt::format("{}={}", r.sources[i], r.shortest->verdicts[i] ? "TRUE" : "FALSE"));
+    }
+    out += fmt::format("DISAGREE {}: {} of {} words; shortest \"{}\" ({})\n", r.language, r.disagreements,
+                       r.words, r.shortest->word, fmt::join(verdicts, ", "));
+  }
+  out += fmt::format("{} languages, {} words, {} disagreements, {} languages disagree\n", reports.size(), words,
+                     disagreements, failing);
+  return out;
+}
+
+}  // namespace softhat::verify

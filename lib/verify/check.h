@@ -1,0 +1,64 @@
+// Differential checking of a language's verdict sources: the formula
+// evaluator, the RE2 regex and the hand-written checker run on the same
+// words (every word up to a length, then seeded random words of given
+// lengths) and every disagreement is counted; the shortest one is kept.
+// This is RE2's tester habit: all engines, same inputs, first disagreement.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lang/language.h"
+#include "util/random.h"
+
+namespace softhat::verify {
+
+struct VerdictSource {
+  std::string name;
+  std::function<bool(std::string_view)> accepts;
+};
+
+// formula (evaluator), regex, checker, in that order, as the language has them.
+std::vector<VerdictSource> verdict_sources(const lang::Language& language);
+
+struct CheckOptions {
+  std::optional<std::size_t> max_len;  // default: default_max_len(|alphabet|)
+  std::vector<std::size_t> lengths = {100, 1000};
+  std::size_t samples = 100;
+  std::uint64_t seed = kDefaultSeed;
+};
+
+struct Disagreement {
+  std::string word;
+  std::vector<bool> verdicts;  // one per source
+};
+
+struct CheckRow {
+  std::string label;  // "0-10 (all)" or "1000"
+  std::uint64_t words = 0;
+  std::uint64_t agreed = 0;
+  std::uint64_t positives = 0;  // accepted by the first source
+};
+
+struct CheckReport {
+  std::string language;
+  std::vector<std::string> sources;
+  std::size_t max_len = 0;
+  std::vector<CheckRow> rows;
+  std::uint64_t words = 0;
+  std::uint64_t disagreements = 0;
+  std::optional<Disagreement> shortest;
+  bool ok() const { return disagreements == 0; }
+};
+
+// Throws InputError if the language has fewer than two verdict sources.
+CheckReport check_language(const lang::Language& language, const CheckOptions& options);
+
+// Plain-text report: one table row per language and length, then the
+// shortest disagreement of each failing language.
+std::string format_check_reports(const std::vector<CheckReport>& reports);
+
+}  // namespace softhat::verify

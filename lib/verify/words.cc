@@ -1,0 +1,73 @@
+#include "verify/words.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "util/random.h"
+
+namespace softhat::verify {
+
+void for_each_word(std::string_view alphabet, std::size_t max_len,
+                   const std::function<bool(const std::string&)>& visit) {
+  const std::size_t k = alphabet.size();
+  for (std::size_t len = 0; len <= max_len; ++len) {
+    std::vector<std::size_t> digits(len, 0);
+    std::string word(len, k ? alphabet[0] : '\0');
+    while (true) {
+      if (!visit(word)) return;
+      bool done = true;  // odometer: increment the last digit, carry to the left
+      for (std::size_t pos = len; pos-- > 0;) {
+        if (++digits[pos] < k) {
+          word[pos] = alphabet[digits[pos]];
+          done = false;
+          break;
+        }
+        digits[pos] = 0;
+        word[pos] = alphabet[0];
+      }
+      if (done) break;
+    }
+  }
+}
+
+std::uint64_t count_words(std::size_t alphabet_size, std::size_t max_len) {
+  std::uint64_t total = 0, power = 1;
+  for (std::size_t len = 0; len <= max_len; ++len) {
+    if (total > UINT64_MAX - power) return UINT64_MAX;
+    total += power;
+    if (len < max_len && alphabet_size && power > UINT64_MAX / alphabet_size) return UINT64_MAX;
+    power *= alphabet_size;
+  }
+  return total;
+}
+
+std::size_t default_max_len(std::size_t alphabet_size) {
+  std::size_t len = 0;
+  double words = 1;
+  while (len < 10 && words * static_cast<double>(alphabet_size) <= 2200) {
+    words *= static_cast<double>(alphabet_size);
+    ++len;
+  }
+  return alphabet_size <= 1 ? 10 : len;
+}
+
+std::string random_word(std::mt19937_64& rng, std::string_view alphabet, std::size_t n, std::uint64_t index) {
+  std::string word(n, alphabet[0]);
+  const std::uint64_t k = alphabet.size();
+  if (index % 2 == 0 || n == 0) {
+    for (char& c : word) c = alphabet[uniform_int(rng, 0, k - 1)];
+    return word;
+  }
+  const std::uint64_t runs = uniform_int(rng, 1, std::min<std::uint64_t>(6, n));
+  std::vector<std::size_t> cuts{0, n};
+  for (std::uint64_t r = 1; r < runs; ++r) cuts.push_back(uniform_int(rng, 1, n - 1));
+  std::sort(cuts.begin(), cuts.end());
+  for (std::size_t r = 0; r + 1 < cuts.size(); ++r) {
+    const char c = alphabet[uniform_int(rng, 0, k - 1)];
+    std::fill(word.begin() + cuts[r], word.begin() + cuts[r + 1], c);
+  }
+  return word;
+}
+
+}  // namespace softhat::verify

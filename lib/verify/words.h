@@ -1,0 +1,31 @@
+// Word sources for verification: every word up to a length, in
+// length-lexicographic order (so the first disagreement found is a shortest
+// one), and seeded random words of a given length.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <string_view>
+
+namespace softhat::verify {
+
+// Calls visit(word) for every word over `alphabet` of length 0..max_len, in
+// length-lexicographic order (alphabet order). Stops early if visit returns false.
+void for_each_word(std::string_view alphabet, std::size_t max_len,
+                   const std::function<bool(const std::string&)>& visit);
+
+// Number of words of length 0..max_len (saturates at UINT64_MAX).
+std::uint64_t count_words(std::size_t alphabet_size, std::size_t max_len);
+
+// The default exhaustive length: the largest L <= 10 with |alphabet|^L <= 2200
+// (10 for binary alphabets, 7 for ternary, 5 for 4 letters, 4 for 5).
+std::size_t default_max_len(std::size_t alphabet_size);
+
+// A random word of length n. Even `index`: uniform; odd `index`: "blocky",
+// 1 to 6 runs of one symbol each with random cut points, which reaches
+// languages such as a*b* whose members uniform words almost never hit.
+std::string random_word(std::mt19937_64& rng, std::string_view alphabet, std::size_t n, std::uint64_t index);
+
+}  // namespace softhat::verify
