@@ -1,0 +1,140 @@
+// The catalogue: the built-in languages load and cover the required spread;
+// malformed files are reported with path, line and what is wrong.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "lang/catalog.h"
+#include "lang/select.h"
+#include "logic/formula.h"
+#include "util/error.h"
+
+using namespace softhat;
+using namespace softhat::lang;
+
+namespace {
+std::string load_error(const std::string& toml) {
+  Catalog c;
+  try {
+    c.add_toml(toml, "user/x.toml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST_CASE("catalogue: built-in languages cover the required spread", "[lang]") {
+  const Catalog catalog = Catalog::builtin();
+  REQUIRE(catalog.languages().size() >= 20);
+  std::map<std::string, int> classes;
+  std::set<logic::Op> ops;
+  bool mixed_since_until = false;
+  for (const Language& l : catalog.languages()) {
+    ++classes[l.spec.language_class];
+    INFO(l.name());
+    CHECK(l.sources().size() >= 2);
+    CHECK(l.spec.source == "languages/" + l.name() + ".toml");
+    if (!l.formula) continue;
+    bool has_s = false, has_u = false;
+    for (logic::Formula f : logic::subformulas(*l.formula)) {
+      ops.insert(f->op);
+      has_s = has_s || f->op == logic::Op::kSince;
+      has_u = has_u || f->op == logic::Op::kUntil;
+    }
+    mixed_since_until = mixed_since_until || (has_s && has_u);
+  }
+  CHECK(classes["star-free"] >= 12);
+  CHECK(classes["regular"] >= 3);
+  CHECK(classes["counting"] >= 3);
+  CHECK(mixed_since_until);
+  for (logic::Op op : {logic::Op::kYesterday, logic::Op::kOnce, logic::Op::kHistorically, logic::Op::kSince,
+                       logic::Op::kNext, logic::Op::kEventually, logic::Op::kGlobally, logic::Op::kUntil,
+                       logic::Op::kMod, logic::Op::kCompare, logic::Op::kFirst}) {
+    INFO(static_cast<int>(op));
+    CHECK(ops.count(op));
+  }
+  for (const char* name : {"parity", "even-length", "majority", "anbn", "dyck-1", "flip-flop", "dyck-1-depth-2",
+                           "astar-bstar", "ab-star", "no-aa", "contains-ab"}) {
+    CHECK_NOTHROW(catalog.find(name));
+  }
+}
+
+TEST_CASE("catalogue: malformed files name the path, the line and the problem", "[lang]") {
+  CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a\"\nregex = \"a\"\nclass = \"star-free\"\n") ==
+        "(no error)");
+  CHECK(load_error("name = \"x\"\nalphabet = ") ==
+        "user/x.toml:2:12: Error while parsing key-value pair: encountered end-of-file");
+  CHECK(load_error("name = \"x\"\nformula = \"a\"\nregex = \"a\"\nclass = \"star-free\"\n") ==
+        "user/x.toml: missing required key 'alphabet'");
+  CHECK(load_error("name = \"x\"\nalphabet = 12\nformula = \"a\"\nregex = \"a\"\nclass = \"star-free\"\n") ==
+        "user/x.toml:2: 'alphabet' must be a string, found an integer");
+  CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformular = \"a\"\n") ==
+        "user/x.toml:3: unknown key 'formular' (known: name, alphabet, formula, regex, class, checker, "
+        "description, reference)");
+  CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a &\"\nregex = \"a\"\nclass = \"star-free\"\n") ==
+        "user/x.toml: language 'x': formula: unexpected end of input at 3, expected a formula");
+  CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a\"\nregex = \"(a\"\nclass = \"star-free\"\n") ==
+        "user/x.toml: language 'x': invalid regex '(a': missing ): (a");
+  CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a\"\nclass = \"star-free\"\n") ==
+        "user/x.toml: language 'x' needs an oracle to check its formula against: a regex or a [checker] table");
+  CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a\"\nregex = \"a\"\nclass = \"nice\"\n") ==
+        "user/x.toml: language 'x': unknown class 'nice' (known: star-free, regular, counting, context-free)");
+  CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a\"\nclass = \"counting\"\n[checker]\nkind = "
+                   "\"dyk\"\nsymbols = \"ab\"\n") ==
+        "user/x.toml: unknown checker kind 'dyk' (known: dyck, anbn, majority, parity)");
+  CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a\"\nclass = \"counting\"\n[checker]\nkind = "
+                   "\"dyck\"\n") ==
+        "user/x.toml:5: missing required key 'symbols'");
+  CHECK(load_error("name = \"X Y\"\nalphabet = \"ab\"\nformula = \"a\"\nregex = \"a\"\nclass = \"star-free\"\n") ==
+        "user/x.toml: name 'X Y' may only use lowercase letters, digits, '-' and '_'");
+}
+
+TEST_CASE("catalogue: --catalog folders add languages; duplicates are refused", "[lang]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "softhat_catalog_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "mine.toml") << "name = \"mine\"\nalphabet = \"xy\"\nformula = \"x S y\"\n"
+                                      "regex = \"[xy]*yx*[xy]\"\nclass = \"star-free\"\n";
+  std::ofstream(dir / "notes.txt") << "not a language";
+  Catalog catalog = Catalog::builtin();
+  const std::size_t before = catalog.languages().size();
+  catalog.add_directory(dir.string());
+  CHECK(catalog.languages().size() == before + 1);
+  CHECK(catalog.find("mine").spec.source == (dir / "mine.toml").string());
+  std::ofstream(dir / "zdup.toml") << "name = \"contains-ab\"\nalphabet = \"ab\"\nformula = \"a\"\nregex = "
+                                      "\"a\"\nclass = \"star-free\"\n";
+  Catalog again = Catalog::builtin();
+  CHECK_THROWS_WITH(again.add_directory(dir.string()),
+                    Catch::Contains("language 'contains-ab' is already defined by languages/contains-ab.toml"));
+  CHECK_THROWS_WITH(again.add_directory((dir / "none").string()), Catch::Contains("not a readable directory"));
+  CHECK_THROWS_WITH(catalog.find("contains-abc"), "unknown language 'contains-abc': did you mean contains-a, contains-ab?");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("selection: a command-line formula is built like a catalogue entry", "[lang]") {
+  const Catalog catalog = Catalog::builtin();
+  Selection s;
+  s.formula = "(b & Y a) | O(b & Y a)";
+  s.alphabet = "ab";
+  s.regex = "[ab]*ab[ab]*";
+  const auto langs = select_languages(catalog, s);
+  REQUIRE(langs.size() == 1);
+  const Language& listed = catalog.find("contains-ab");
+  CHECK(*langs[0].formula == *listed.formula);  // the same interned formula
+  CHECK(langs[0].sources() == listed.sources());
+  Selection bad;
+  bad.formula = "a";
+  CHECK_THROWS_WITH(select_languages(catalog, bad), "--formula needs --alphabet (e.g. --alphabet ab)");
+  Selection both;
+  both.all = true;
+  both.names = {"x"};
+  CHECK_THROWS_WITH(select_languages(catalog, both), "give language names, --all or --formula, not several of them");
+  Selection bad_regex = s;
+  bad_regex.regex = "[ab";
+  CHECK_THROWS_WITH(select_languages(catalog, bad_regex),
+                    "command line: language 'command-line': invalid regex '[ab': missing ]: [ab");
+}
