@@ -37,6 +37,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_list(app, runner);
   setup_show(app, runner);
   setup_check(app, runner);
+  setup_run(app, runner);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "lang/catalog.h"
+#include "io/word_stream.h"
 #include "lang/select.h"
+#include "model/forward.h"
 
 namespace softhat::cli {
 
@@ -29,5 +31,11 @@ void add_selection(CLI::App* app, lang::Selection& selection, bool with_regex);
 void setup_list(CLI::App& app, Runner& runner);
 void setup_show(CLI::App& app, Runner& runner);
 void setup_check(CLI::App& app, Runner& runner);
+void setup_run(CLI::App& app, Runner& runner);
+
+// Shared by the subcommands that stream words.
+model::AttentionMode parse_mode(const std::string& name);
+model::Precision parse_precision(const std::string& name);
+int finish_stream(Context& ctx, const io::StreamSummary& summary);
 
 }  // namespace softhat::cli

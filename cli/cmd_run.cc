@@ -1,0 +1,71 @@
+// softhat run --model FILE: classify words from stdin with a model file alone.
+#include <fmt/format.h>
+
+#include <memory>
+#include <ostream>
+
+#include "cli/command.h"
+#include "io/model_file.h"
+#include "io/word_stream.h"
+#include "model/forward.h"
+#include "util/error.h"
+
+namespace softhat::cli {
+
+namespace {
+struct RunArgs {
+  std::string model;
+  std::string format = "tsv";
+  std::string mode = "softmax";
+  std::string precision = "double";
+  bool emit_state = false;
+};
+}  // namespace
+
+model::AttentionMode parse_mode(const std::string& name) {
+  if (name == "softmax") return model::AttentionMode::kSoftmax;
+  if (name == "hard") return model::AttentionMode::kHard;
+  throw InputError(fmt::format("unknown mode '{}' (known: softmax, hard)", name));
+}
+
+model::Precision parse_precision(const std::string& name) {
+  if (name == "double") return model::Precision::kDouble;
+  if (name == "float") return model::Precision::kFloat;
+  throw InputError(fmt::format("unknown precision '{}' (known: double, float)", name));
+}
+
+int finish_stream(Context& ctx, const io::StreamSummary& s) {
+  if (s.errors == 0) return kExitOk;
+  ctx.err << fmt::format("softhat: {} of {} lines had errors (first: line {})\n", s.errors, s.lines,
+                         s.first_error_line);
+  return kExitInput;
+}
+
+void setup_run(CLI::App& app, Runner& runner) {
+  CLI::App* sub = app.add_subcommand("run", "classify words from stdin with a model file alone");
+  auto args = std::make_shared<RunArgs>();
+  sub->add_option("--model", args->model, "a softhat model file (.safetensors)")->required();
+  sub->add_option("--format", args->format, "tsv (word, TRUE/FALSE) or jsonl (with margins)")
+      ->check(CLI::IsMember({"tsv", "jsonl"}));
+  sub->add_option("--mode", args->mode, "softmax, or hard (each head's declared hard attention)")
+      ->check(CLI::IsMember({"softmax", "hard"}));
+  sub->add_option("--precision", args->precision, "double or float (scores accumulate in double)")
+      ->check(CLI::IsMember({"double", "float"}));
+  sub->add_flag("--emit-state", args->emit_state, "jsonl: add the final residual vector at position n");
+  sub->callback([&runner, args] {
+    runner = [args](Context& ctx) {
+      const model::Engine engine(io::load_model(args->model), parse_precision(args->precision));
+      model::RunOptions options;
+      options.mode = parse_mode(args->mode);
+      const io::WordFormat format = io::parse_word_format(args->format);
+      options.trace = format == io::WordFormat::kJsonl;
+      options.keep_state = args->emit_state;
+      const auto summary =
+          io::classify_stream(ctx.in, ctx.out, engine.model().config.alphabet, format, args->emit_state,
+                              [&](std::string_view w) { return engine.run(w, options); });
+      return finish_stream(ctx, summary);
+    };
+  });
+}
+
+}  // namespace softhat::cli

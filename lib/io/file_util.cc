@@ -1,0 +1,60 @@
+#include "io/file_util.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace softhat::io {
+
+void write_file_atomically(const std::string& path, std::string_view contents) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  const int fd = mkstemp(tmpl.data());
+  if (fd < 0) throw InputError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  auto fail = [&](const char* what) {
+    const std::string reason = std::strerror(errno);
+    ::close(fd);
+    std::remove(tmpl.c_str());
+    throw InputError(fmt::format("cannot write {}: {} ({})", path, what, reason));
+  };
+  std::size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t k = ::write(fd, contents.data() + done, contents.size() - done);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      fail("write failed");
+    }
+    done += static_cast<std::size_t>(k);
+  }
+  if (::fsync(fd) != 0) fail("fsync failed");
+  if (::close(fd) != 0) {
+    std::remove(tmpl.c_str());
+    throw InputError(fmt::format("cannot write {}: close failed ({})", path, std::strerror(errno)));
+  }
+  if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(tmpl.c_str());
+    throw InputError(fmt::format("cannot write {}: {}", path, reason));
+  }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw InputError(fmt::format("cannot read {}", path));
+  return buffer.str();
+}
+
+}  // namespace softhat::io

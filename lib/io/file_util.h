@@ -1,0 +1,15 @@
+// Files written whole or not at all, and files read whole.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace softhat::io {
+
+// Writes `contents` to a temporary file in the same folder, then renames it
+// over `path`; on any failure removes the temporary file and throws InputError.
+void write_file_atomically(const std::string& path, std::string_view contents);
+// Throws InputError if the file cannot be read.
+std::string read_file(const std::string& path);
+
+}  // namespace softhat::io

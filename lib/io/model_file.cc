@@ -1,0 +1,281 @@
+#include "io/model_file.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "io/file_util.h"
+#include "util/error.h"
+
+namespace softhat::io {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+constexpr std::uint64_t kMaxHeader = 100'000'000;  // the reference reader's limit
+
+void put_le64(std::string& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+std::uint64_t get_le64(const unsigned char* p) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+std::string shape_string(const std::vector<std::int64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ",")); }
+
+}  // namespace
+
+ordered_json config_to_json(const model::ModelConfig& c) {
+  ordered_json j;
+  j["format_version"] = c.format_version;
+  j["alphabet"] = c.alphabet;
+  j["d_model"] = c.d_model;
+  j["residual_labels"] = c.residual_labels;
+  j["position_features"] = ordered_json::array();
+  for (const model::PositionFeature& f : c.position_features) j["position_features"].push_back(f.name());
+  j["beta"] = {{"c", c.beta.c}, {"a", c.beta.a}, {"b", c.beta.b}};
+  j["readout"] = {{"coordinate", c.readout.coordinate}, {"threshold", c.readout.threshold}};
+  j["layers"] = ordered_json::array();
+  for (const model::LayerConfig& l : c.layers) {
+    ordered_json layer;
+    layer["label"] = l.label;
+    layer["ffn_hidden"] = l.ffn_hidden;
+    layer["heads"] = ordered_json::array();
+    for (const model::HeadConfig& h : l.heads) {
+      layer["heads"].push_back({{"d_head", h.d_head},
+                                {"d_value", h.d_value},
+                                {"mask", model::mask_name(h.mask)},
+                                {"hard", model::hard_kind_name(h.hard)},
+                                {"label", h.label}});
+    }
+    j["layers"].push_back(std::move(layer));
+  }
+  j["notes"] = c.notes;
+  return j;
+}
+
+model::ModelConfig config_from_json(const json& j) {
+  model::ModelConfig c;
+  try {
+    c.format_version = j.at("format_version").get<int>();
+    if (c.format_version > model::kFormatVersion) {
+      throw InputError(fmt::format("the file's format version {} is newer than this softhat reads ({}); "
+                                   "upgrade softhat",
+                                   c.format_version, model::kFormatVersion));
+    }
+    c.alphabet = j.at("alphabet").get<std::string>();
+    c.d_model = j.at("d_model").get<int>();
+    c.residual_labels = j.at("residual_labels").get<std::vector<std::string>>();
+    for (const auto& f : j.at("position_features")) c.position_features.push_back(model::parse_position_feature(f.get<std::string>()));
+    c.beta = {j.at("beta").at("c").get<double>(), j.at("beta").at("a").get<double>(),
+              j.at("beta").at("b").get<double>()};
+    c.readout = {j.at("readout").at("coordinate").get<int>(), j.at("readout").at("threshold").get<double>()};
+    for (const auto& lj : j.at("layers")) {
+      model::LayerConfig l;
+      l.label = lj.value("label", "");
+      l.ffn_hidden = lj.at("ffn_hidden").get<int>();
+      for (const auto& hj : lj.at("heads")) {
+        model::HeadConfig h;
+        h.d_head = hj.at("d_head").get<int>();
+        h.d_value = hj.at("d_value").get<int>();
+        h.mask = model::parse_mask(hj.at("mask").get<std::string>());
+        h.hard = model::parse_hard_kind(hj.at("hard").get<std::string>());
+        h.label = hj.value("label", "");
+        l.heads.push_back(std::move(h));
+      }
+      c.layers.push_back(std::move(l));
+    }
+    if (j.contains("notes")) c.notes = j.at("notes").get<std::map<std::string, std::string>>();
+    c.validate();
+  } catch (const json::exception& e) {
+    throw InputError(fmt::format("model configuration: {}", e.what()));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(fmt::format("model configuration: {}", e.what()));
+  }
+  return c;
+}
+
+std::string model_to_safetensors(const model::Transformer& model) {
+  // Tensors keep the visitor's order (all F64, so the reference writer's
+  // "by dtype size, then name" order only needs the name sort below).
+  struct Entry {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    const double* data;
+    std::int64_t size;
+  };
+  std::vector<Entry> entries;
+  model::for_each_tensor(model, [&](const model::TensorView<const double>& t) {
+    entries.push_back({t.name, t.shape, t.data, t.size()});
+  });
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
+  ordered_json header;
+  header["__metadata__"] = {{"format", "pt"},
+                            {"softhat.format_version", std::to_string(model.config.format_version)},
+                            {"softhat.config", config_to_json(model.config).dump()}};
+  std::uint64_t offset = 0;
+  for (const Entry& e : entries) {
+    const std::uint64_t bytes = static_cast<std::uint64_t>(e.size) * 8;
+    header[e.name] = {{"dtype", "F64"}, {"shape", e.shape}, {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+  }
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');  // keeps the data 8-byte aligned
+  std::string out;
+  out.reserve(8 + text.size() + offset);
+  put_le64(out, text.size());
+  out += text;
+  for (const Entry& e : entries) {
+    for (std::int64_t k = 0; k < e.size; ++k) {
+      std::uint64_t bits;
+      std::memcpy(&bits, e.data + k, 8);
+      put_le64(out, bits);
+    }
+  }
+  return out;
+}
+
+model::Transformer model_from_safetensors(std::string_view bytes, const std::string& name) {
+  auto fail = [&](const std::string& what) -> void { throw InputError(fmt::format("{}: {}", name, what)); };
+  if (bytes.size() < 8) {
+    fail(fmt::format("not a model file: {} bytes, too short for the 8-byte header length", bytes.size()));
+  }
+  const auto* base = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::uint64_t header_len = get_le64(base);
+  if (header_len > kMaxHeader) fail(fmt::format("header length {} exceeds the limit of {}", header_len, kMaxHeader));
+  if (header_len > bytes.size() - 8) {
+    fail(fmt::format("truncated: the header needs {} bytes but only {} follow", header_len, bytes.size() - 8));
+  }
+  const std::string_view header_text = bytes.substr(8, header_len);
+  if (header_text.empty() || header_text[0] != '{') fail("the header is not a JSON object");
+  json header;
+  try {
+    header = json::parse(header_text);
+  } catch (const json::exception& e) {
+    fail(fmt::format("the header is not valid JSON: {}", e.what()));
+  }
+  if (!header.is_object()) fail("the header is not a JSON object");
+  const std::uint64_t buffer_len = bytes.size() - 8 - header_len;
+  const unsigned char* buffer = base + 8 + header_len;
+
+  struct Stored {
+    std::string dtype;
+    std::vector<std::int64_t> shape;
+    std::uint64_t begin, end;
+  };
+  std::map<std::string, Stored> stored;
+  json metadata;
+  for (const auto& [key, value] : header.items()) {
+    if (key == "__metadata__") {
+      metadata = value;
+      continue;
+    }
+    try {
+      Stored s{value.at("dtype").get<std::string>(), value.at("shape").get<std::vector<std::int64_t>>(),
+               value.at("data_offsets").at(0).get<std::uint64_t>(), value.at("data_offsets").at(1).get<std::uint64_t>()};
+      if (value.at("data_offsets").size() != 2) fail(fmt::format("tensor '{}': data_offsets must be [begin, end]", key));
+      stored.emplace(key, std::move(s));
+    } catch (const json::exception& e) {
+      fail(fmt::format("tensor '{}': malformed header entry ({})", key, e.what()));
+    }
+  }
+  // Offsets must tile the buffer exactly, and sizes must match dtype x shape.
+  std::vector<std::pair<std::uint64_t, std::string>> order;
+  for (const auto& [key, s] : stored) {
+    std::uint64_t item = 0;
+    if (s.dtype == "F64") item = 8;
+    else if (s.dtype == "F32") item = 4;
+    else fail(fmt::format("tensor '{}': unsupported dtype '{}' (softhat reads F64 and F32)", key, s.dtype));
+    std::uint64_t count = 1;
+    for (std::int64_t d : s.shape) {
+      if (d < 0) fail(fmt::format("tensor '{}': negative dimension in shape {}", key, shape_string(s.shape)));
+      if (d != 0 && count > UINT64_MAX / 8 / static_cast<std::uint64_t>(d)) {
+        fail(fmt::format("tensor '{}': shape {} is too large", key, shape_string(s.shape)));
+      }
+      count *= static_cast<std::uint64_t>(d);
+    }
+    if (s.end < s.begin || s.end - s.begin != count * item) {
+      fail(fmt::format("tensor '{}': data_offsets [{}, {}] do not hold {} {} values of shape {}", key, s.begin,
+                       s.end, count, s.dtype, shape_string(s.shape)));
+    }
+    order.emplace_back(s.begin, key);
+  }
+  std::sort(order.begin(), order.end());
+  std::uint64_t expected = 0;
+  for (const auto& [begin, key] : order) {
+    if (begin != expected) {
+      fail(fmt::format("tensor '{}' starts at byte {} of the data, expected {} (gap or overlap)", key, begin,
+                       expected));
+    }
+    expected = stored.at(key).end;
+  }
+  if (expected != buffer_len) {
+    fail(fmt::format("the tensors cover {} bytes of data but the file holds {} (truncated or padded)", expected,
+                     buffer_len));
+  }
+  // The configuration.
+  if (!metadata.is_object() || !metadata.contains("softhat.config") || !metadata["softhat.config"].is_string()) {
+    fail("no softhat configuration in __metadata__ (not a softhat model file?)");
+  }
+  model::ModelConfig config;
+  try {
+    config = config_from_json(json::parse(metadata["softhat.config"].get<std::string>()));
+  } catch (const json::exception& e) {
+    fail(fmt::format("the configuration is not valid JSON: {}", e.what()));
+  } catch (const InputError& e) {
+    fail(e.what());
+  }
+  model::Transformer model = model::Transformer::zeros(config);
+  std::size_t used = 0;
+  model::for_each_tensor(model, [&](const model::TensorView<double>& t) {
+    auto it = stored.find(t.name);
+    if (it == stored.end()) fail(fmt::format("missing tensor '{}'", t.name));
+    const Stored& s = it->second;
+    if (s.shape != t.shape) {
+      fail(fmt::format("tensor '{}' has shape {}, the configuration says {}", t.name, shape_string(s.shape),
+                       shape_string(t.shape)));
+    }
+    const unsigned char* p = buffer + s.begin;
+    for (std::int64_t k = 0; k < t.size(); ++k) {
+      double v;
+      if (s.dtype == "F64") {
+        const std::uint64_t bits = get_le64(p + 8 * k);
+        std::memcpy(&v, &bits, 8);
+      } else {
+        std::uint32_t bits = 0;
+        for (int b = 3; b >= 0; --b) bits = (bits << 8) | p[4 * k + b];
+        float f;
+        std::memcpy(&f, &bits, 4);
+        v = f;
+      }
+      if (!std::isfinite(v)) {
+        fail(fmt::format("tensor '{}' holds {} at element {}", t.name, std::isnan(v) ? "NaN" : "an infinity", k));
+      }
+      t.data[k] = v;
+    }
+    ++used;
+  });
+  if (used != stored.size()) {
+    for (const auto& [key, s] : stored) {
+      bool known = false;
+      model::for_each_tensor(model, [&](const model::TensorView<double>& t) { known = known || t.name == key; });
+      if (!known) fail(fmt::format("unexpected tensor '{}'", key));
+    }
+  }
+  return model;
+}
+
+void save_model(const model::Transformer& model, const std::string& path) {
+  write_file_atomically(path, model_to_safetensors(model));
+}
+
+model::Transformer load_model(const std::string& path) { return model_from_safetensors(read_file(path), path); }
+
+}  // namespace softhat::io

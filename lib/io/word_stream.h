@@ -1,0 +1,42 @@
+// Streaming classification of words read one per line (architecture.md,
+// command-line contract): '\r' before the newline is dropped, an empty line
+// is the empty word, output keeps the input's order one line per line, and a
+// bad word (a symbol outside the alphabet) yields an error record on its own
+// line while the stream goes on.
+//
+//   tsv:   word<TAB>TRUE|FALSE          (MLRegTest's format)
+//          word<TAB>ERROR<TAB>message
+//   jsonl: {"word":..., "accepted":..., "y":..., "output_margin":..., ...}
+//          {"word":..., "error": message}
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "model/forward.h"
+
+namespace softhat::io {
+
+enum class WordFormat { kTsv, kJsonl };
+WordFormat parse_word_format(const std::string& name);
+
+// Checks that every symbol is in the alphabet; returns the error message
+// ("symbol 'c' at 3 is not in the alphabet {a,b}", positions from 1) or nullopt.
+std::optional<std::string> check_word(std::string_view word, std::string_view alphabet);
+
+struct StreamSummary {
+  std::size_t lines = 0;
+  std::size_t errors = 0;
+  std::size_t first_error_line = 0;
+};
+
+// Classifies every line of `in` with `classify` and writes one record per
+// line to `out`. Per-line errors (bad symbols, or classify throwing
+// std::invalid_argument) become error records.
+StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_view alphabet, WordFormat format,
+                              bool emit_state, const std::function<model::RunResult(std::string_view)>& classify);
+
+}  // namespace softhat::io

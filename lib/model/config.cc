@@ -1,0 +1,158 @@
+#include "model/config.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace softhat::model {
+
+std::string PositionFeature::name() const {
+  switch (kind) {
+    case Kind::kOne: return "one";
+    case Kind::kFraction: return "j/(n+1)";
+    case Kind::kIndex: return "j";
+    case Kind::kLength: return "n";
+    case Kind::kFractionSquared: return "(j/(n+1))^2";
+    case Kind::kIndexSquared: return "j^2";
+    case Kind::kInverse: return "1/(j+1)";
+    case Kind::kModOneHot: return fmt::format("j mod {}", m);
+    case Kind::kAlternating: return "(-1)^j";
+  }
+  return "?";
+}
+
+void PositionFeature::evaluate(std::int64_t j, std::int64_t n, double* out) const {
+  const double jd = static_cast<double>(j), frac = jd / static_cast<double>(n + 1);
+  switch (kind) {
+    case Kind::kOne: *out = 1.0; return;
+    case Kind::kFraction: *out = frac; return;
+    case Kind::kIndex: *out = jd; return;
+    case Kind::kLength: *out = static_cast<double>(n); return;
+    case Kind::kFractionSquared: *out = frac * frac; return;
+    case Kind::kIndexSquared: *out = jd * jd; return;
+    case Kind::kInverse: *out = 1.0 / (jd + 1.0); return;
+    case Kind::kModOneHot:
+      for (int r = 0; r < m; ++r) out[r] = (j % m) == r ? 1.0 : 0.0;
+      return;
+    case Kind::kAlternating: *out = (j % 2 == 0) ? 1.0 : -1.0; return;
+  }
+}
+
+PositionFeature parse_position_feature(const std::string& name) {
+  using K = PositionFeature::Kind;
+  for (K k : {K::kOne, K::kFraction, K::kIndex, K::kLength, K::kFractionSquared, K::kIndexSquared, K::kInverse,
+              K::kAlternating}) {
+    PositionFeature f{k, 0};
+    if (f.name() == name) return f;
+  }
+  int m = 0;
+  char rest = 0;
+  if (std::sscanf(name.c_str(), "j mod %d%c", &m, &rest) == 1 && m >= 1 && m <= 1000000) {
+    return PositionFeature{K::kModOneHot, m};
+  }
+  throw std::invalid_argument(fmt::format(
+      "unknown position feature '{}' (known: one, j/(n+1), j, n, (j/(n+1))^2, j^2, 1/(j+1), j mod M, (-1)^j)",
+      name));
+}
+
+double BetaSchedule::at(std::int64_t n) const {
+  const double np1 = static_cast<double>(n + 1);
+  double beta = c;
+  if (a != 0) beta *= std::pow(np1, a);
+  if (b != 0) beta *= std::pow(std::log(np1), b);
+  return beta;
+}
+
+std::string BetaSchedule::describe() const {
+  std::string s = fmt::format("{}", c);
+  if (a == 1) s += "*(n+1)";
+  else if (a != 0) s += fmt::format("*(n+1)^{}", a);
+  if (b == 1) s += "*ln(n+1)";
+  else if (b != 0) s += fmt::format("*ln(n+1)^{}", b);
+  return s;
+}
+
+int ModelConfig::position_width() const {
+  int w = 0;
+  for (const PositionFeature& f : position_features) w += f.width();
+  return w;
+}
+
+void ModelConfig::validate() const {
+  auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
+  if (format_version != kFormatVersion) {
+    fail(fmt::format("format version {} is not supported (this softhat reads version {})", format_version,
+                     kFormatVersion));
+  }
+  if (alphabet.empty()) fail("the model's alphabet is empty");
+  for (std::size_t i = 0; i < alphabet.size(); ++i) {
+    if (alphabet[i] <= ' ' || alphabet[i] >= 0x7f || alphabet.find(alphabet[i]) != i) {
+      fail(fmt::format("the model's alphabet has a bad or repeated symbol at {}", i));
+    }
+  }
+  if (d_model < 1 || d_model > 1'000'000) fail(fmt::format("d_model {} is out of range", d_model));
+  if (static_cast<int>(residual_labels.size()) != d_model) {
+    fail(fmt::format("{} residual labels for d_model {}", residual_labels.size(), d_model));
+  }
+  if (readout.coordinate < 0 || readout.coordinate >= d_model) {
+    fail(fmt::format("readout coordinate {} is outside 0..{}", readout.coordinate, d_model - 1));
+  }
+  if (!std::isfinite(readout.threshold)) fail("the readout threshold is not finite");
+  if (!std::isfinite(beta.c) || !std::isfinite(beta.a) || !std::isfinite(beta.b) || beta.c <= 0) {
+    fail("the inverse temperature schedule needs a finite c > 0 and finite exponents");
+  }
+  for (const PositionFeature& f : position_features) {
+    if (f.kind == PositionFeature::Kind::kModOneHot && (f.m < 1 || f.m > 1000000)) {
+      fail(fmt::format("position feature j mod {} is out of range", f.m));
+    }
+  }
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    if (layers[l].ffn_hidden < 0 || layers[l].ffn_hidden > 10'000'000) {
+      fail(fmt::format("layer {}: ffn_hidden {} is out of range", l, layers[l].ffn_hidden));
+    }
+    for (std::size_t h = 0; h < layers[l].heads.size(); ++h) {
+      const HeadConfig& head = layers[l].heads[h];
+      if (head.d_head < 0 || head.d_head > 1'000'000 || head.d_value < 0 || head.d_value > 1'000'000) {
+        fail(fmt::format("layer {} head {}: widths out of range", l, h));
+      }
+    }
+  }
+}
+
+const char* mask_name(Mask m) {
+  switch (m) {
+    case Mask::kNone: return "none";
+    case Mask::kStrictFuture: return "strict-future";
+    case Mask::kFuture: return "future";
+    case Mask::kStrictPast: return "strict-past";
+    case Mask::kPast: return "past";
+  }
+  return "?";
+}
+
+const char* hard_kind_name(HardKind k) {
+  switch (k) {
+    case HardKind::kRightmost: return "rightmost";
+    case HardKind::kLeftmost: return "leftmost";
+    case HardKind::kAverage: return "average";
+  }
+  return "?";
+}
+
+Mask parse_mask(const std::string& name) {
+  for (Mask m : {Mask::kNone, Mask::kStrictFuture, Mask::kFuture, Mask::kStrictPast, Mask::kPast}) {
+    if (name == mask_name(m)) return m;
+  }
+  throw std::invalid_argument(
+      fmt::format("unknown mask '{}' (known: none, strict-future, future, strict-past, past)", name));
+}
+
+HardKind parse_hard_kind(const std::string& name) {
+  for (HardKind k : {HardKind::kRightmost, HardKind::kLeftmost, HardKind::kAverage}) {
+    if (name == hard_kind_name(k)) return k;
+  }
+  throw std::invalid_argument(fmt::format("unknown hard attention '{}' (known: rightmost, leftmost, average)", name));
+}
+
+}  // namespace softhat::model

@@ -1,0 +1,113 @@
+// The configuration of a transformer acceptor: everything about a model that
+// is not a weight (docs/model-format.md is the authoritative description).
+//
+// Conventions fixed here. Position 0 is BOS, then w_1..w_n; token ids are 0
+// for BOS and 1..|alphabet| for the symbols in alphabet order. Attention
+// masks name the key positions j a query i may attend to; BOS (j = 0) is
+// visible under every mask. Scores are s_ij = q_i . k_j; softmax attention
+// uses logits beta(n) * s_ij with one inverse temperature for the whole model,
+// beta(n) = c * (n+1)^a * ln(n+1)^b. The decision is read at position n (BOS
+// for the empty word): accept iff the readout coordinate is >= threshold.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace softhat::model {
+
+enum class Mask : std::uint8_t {
+  kNone,          // every j
+  kStrictFuture,  // j < i   (future positions masked)
+  kFuture,        // j <= i
+  kStrictPast,    // j > i
+  kPast,          // j >= i
+};
+
+// The hard attention a head simulates (used in --mode hard).
+enum class HardKind : std::uint8_t {
+  kRightmost,  // all weight on the largest j among the best scores
+  kLeftmost,   // all weight on the smallest j among the best scores
+  kAverage,    // equal weight on every best-scoring j
+};
+
+enum class AttentionMode : std::uint8_t { kSoftmax, kHard };
+
+// A position-embedding feature: a function of (j, n). kModOneHot expands to
+// m features [j mod m == r] for r = 0..m-1; every other kind is one feature.
+struct PositionFeature {
+  enum class Kind : std::uint8_t {
+    kOne,               // 1
+    kFraction,          // j/(n+1)
+    kIndex,             // j
+    kLength,            // n
+    kFractionSquared,   // (j/(n+1))^2
+    kIndexSquared,      // j^2
+    kInverse,           // 1/(j+1)
+    kModOneHot,         // [j mod m == r], r = 0..m-1
+    kAlternating,       // (-1)^j
+  };
+  Kind kind = Kind::kOne;
+  int m = 0;  // kModOneHot only
+
+  int width() const { return kind == Kind::kModOneHot ? m : 1; }
+  std::string name() const;  // "one", "j/(n+1)", "j mod 3", ...
+  // Writes width() values for position j of a word of length n.
+  void evaluate(std::int64_t j, std::int64_t n, double* out) const;
+};
+
+struct BetaSchedule {
+  double c = 1.0;
+  double a = 0.0;  // exponent of (n+1)
+  double b = 0.0;  // exponent of ln(n+1)
+  double at(std::int64_t n) const;
+  std::string describe() const;  // "3*(n+1)", "2", "1*(n+1)^2*ln(n+1)"
+};
+
+struct HeadConfig {
+  int d_head = 1;   // query/key width
+  int d_value = 1;  // value width (o_proj maps it back to d_model)
+  Mask mask = Mask::kStrictFuture;
+  HardKind hard = HardKind::kRightmost;
+  std::string label;  // what it computes, e.g. "sub:(a S b)"
+};
+
+struct LayerConfig {
+  std::vector<HeadConfig> heads;
+  int ffn_hidden = 0;
+  std::string label;
+};
+
+struct Readout {
+  int coordinate = 0;
+  double threshold = 0.5;
+};
+
+inline constexpr int kFormatVersion = 1;
+
+struct ModelConfig {
+  int format_version = kFormatVersion;
+  std::string alphabet;
+  int d_model = 1;
+  std::vector<std::string> residual_labels;  // one per residual coordinate
+  std::vector<PositionFeature> position_features;
+  BetaSchedule beta;
+  std::vector<LayerConfig> layers;
+  Readout readout;
+  std::map<std::string, std::string> notes;  // free-form provenance (formula, construction, ...)
+
+  int position_width() const;  // sum of feature widths
+  int vocabulary() const { return static_cast<int>(alphabet.size()) + 1; }
+  // Throws std::invalid_argument describing the first inconsistency.
+  void validate() const;
+};
+
+const char* mask_name(Mask m);
+const char* hard_kind_name(HardKind k);
+// Parse the names above; throw std::invalid_argument on unknown names.
+Mask parse_mask(const std::string& name);
+HardKind parse_hard_kind(const std::string& name);
+PositionFeature parse_position_feature(const std::string& name);
+
+}  // namespace softhat::model

@@ -1,0 +1,335 @@
+#include "model/forward.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace softhat::model {
+
+void MarginStats::merge(const MarginStats& o) {
+  min_target_mass = std::min(min_target_mass, o.min_target_mass);
+  min_gap = std::min(min_gap, o.min_gap);
+  min_scaled_gap = std::min(min_scaled_gap, o.min_scaled_gap);
+  rows += o.rows;
+}
+
+namespace {
+
+using MatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+bool visible(Mask mask, std::int64_t i, std::int64_t j) {
+  if (j == 0) return true;  // BOS is visible under every mask
+  switch (mask) {
+    case Mask::kNone: return true;
+    case Mask::kStrictFuture: return j < i;
+    case Mask::kFuture: return j <= i;
+    case Mask::kStrictPast: return j > i;
+    case Mask::kPast: return j >= i;
+  }
+  return false;
+}
+
+// Whether every (query, key) pair of a block is visible: then the block needs
+// no per-element masking.
+bool fully_visible(Mask mask, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
+  if (j0 == 0 && j1 == 1) return true;
+  switch (mask) {
+    case Mask::kNone: return true;
+    case Mask::kStrictFuture: return j1 - 1 < i0;
+    case Mask::kFuture: return j1 - 1 <= i0;
+    case Mask::kStrictPast: return j0 > i1 - 1;
+    case Mask::kPast: return j0 >= i1 - 1;
+  }
+  return false;
+}
+
+// The key blocks a query block [i0, i1) needs: BOS, then the visible range.
+struct KeyRange {
+  std::int64_t lo, hi;  // visible non-BOS keys are within [lo, hi)
+};
+KeyRange key_range(Mask mask, std::int64_t i0, std::int64_t i1, std::int64_t n_pos) {
+  switch (mask) {
+    case Mask::kNone: return {1, n_pos};
+    case Mask::kStrictFuture: return {1, std::max<std::int64_t>(1, i1 - 1)};
+    case Mask::kFuture: return {1, i1};
+    case Mask::kStrictPast: return {i0 + 1, n_pos};
+    case Mask::kPast: return {std::max<std::int64_t>(1, i0), n_pos};
+  }
+  return {1, n_pos};
+}
+
+[[noreturn]] void bad_row(int layer, int head, std::int64_t i, const char* what) {
+  throw std::runtime_error(
+      fmt::format("layer {} head {}: attention row of position {} {}", layer, head, i, what));
+}
+
+// One attention head over all positions. Q, K are double; V and the output
+// are in the run's precision T.
+template <typename T>
+struct Attention {
+  using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const MatD& Q;
+  const MatD& K;
+  const MatT& V;
+  const HeadConfig& head;
+  AttentionMode mode;
+  double beta;
+  int layer, head_index;
+  int qb, kb;
+  MarginStats* stats;  // null when not tracing
+
+  void run(MatT& out) const {
+    const std::int64_t n_pos = Q.rows();
+    const Eigen::Index dv = V.cols();
+    out.setZero(n_pos, dv);
+    for (std::int64_t i0 = 0; i0 < n_pos; i0 += qb) {
+      const std::int64_t i1 = std::min<std::int64_t>(n_pos, i0 + qb);
+      const std::int64_t rows = i1 - i0;
+      // Per-row running state.
+      std::vector<double> m(rows, kNegInf), l(rows, 0.0);
+      MatD acc = MatD::Zero(rows, dv);
+      std::vector<double> best(rows, kNegInf), second(rows, kNegInf), ties(rows, 0.0);
+      std::vector<std::int64_t> chosen(rows, -1);
+
+      auto process = [&](std::int64_t j0, std::int64_t j1) {
+        if (j1 <= j0) return;
+        const MatD S = Q.middleRows(i0, rows) * K.middleRows(j0, j1 - j0).transpose();
+        if (S.hasNaN()) bad_row(layer, head_index, i0, "has a NaN score");
+        const bool all_visible = fully_visible(head.mask, i0, i1, j0, j1);
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const std::int64_t i = i0 + r;
+          Eigen::Array<double, 1, Eigen::Dynamic> s = S.row(r).array();
+          if (!all_visible) {
+            bool any = false;
+            for (std::int64_t c = 0; c < j1 - j0; ++c) {
+              if (!visible(head.mask, i, j0 + c)) s(c) = kNegInf;
+              else any = true;
+            }
+            if (!any) continue;
+          }
+          if (mode == AttentionMode::kHard) {
+            hard_update(r, j0, s, best, ties, chosen, acc);
+          } else {
+            softmax_update(r, j0, s, m, l, acc);
+            if (stats) trace_update(r, s, best, second, ties);
+          }
+        }
+      };
+      process(0, 1);  // BOS
+      const KeyRange range = key_range(head.mask, i0, i1, n_pos);
+      for (std::int64_t j0 = range.lo; j0 < range.hi; j0 += kb) process(j0, std::min(range.hi, j0 + kb));
+
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const std::int64_t i = i0 + r;
+        if (mode == AttentionMode::kHard) {
+          if (head.hard == HardKind::kAverage) {
+            if (ties[r] == 0) bad_row(layer, head_index, i, "has no finite score");
+            out.row(i) = (acc.row(r) / ties[r]).template cast<T>();
+          } else {
+            if (chosen[r] < 0) bad_row(layer, head_index, i, "has no finite score");
+            out.row(i) = V.row(chosen[r]);
+          }
+          continue;
+        }
+        if (!(l[r] > 0) || !std::isfinite(m[r])) bad_row(layer, head_index, i, "has no finite score");
+        out.row(i) = (acc.row(r) / l[r]).template cast<T>();
+        if (stats) {
+          ++stats->rows;
+          // Every maximal score has weight exp(0)/l; the rest is the leak.
+          stats->min_target_mass = std::min(stats->min_target_mass, ties[r] / l[r]);
+          if (second[r] > kNegInf) {
+            const double gap = best[r] - second[r];
+            stats->min_gap = std::min(stats->min_gap, gap);
+            stats->min_scaled_gap = std::min(stats->min_scaled_gap, beta * gap);
+          }
+        }
+      }
+    }
+  }
+
+  void softmax_update(std::int64_t r, std::int64_t j0, const Eigen::Array<double, 1, Eigen::Dynamic>& s,
+                      std::vector<double>& m, std::vector<double>& l, MatD& acc) const {
+    const Eigen::Array<double, 1, Eigen::Dynamic> logits = beta * s;
+    const double block_max = logits.maxCoeff();
+    if (block_max == kNegInf) return;
+    if (!std::isfinite(block_max)) bad_row(layer, head_index, j0, "overflows (a logit is infinite)");
+    const double new_m = std::max(m[r], block_max);
+    const double scale = m[r] == kNegInf ? 0.0 : std::exp(m[r] - new_m);
+    const Eigen::Array<double, 1, Eigen::Dynamic> p = (logits - new_m).exp();
+    l[r] = l[r] * scale + p.sum();
+    acc.row(r) = acc.row(r) * scale + p.matrix() * V.middleRows(j0, s.cols()).template cast<double>();
+    m[r] = new_m;
+  }
+
+  // Exact argmax bookkeeping for margins: best score, its multiplicity, and
+  // the best score strictly below it.
+  static void trace_update(std::int64_t r, const Eigen::Array<double, 1, Eigen::Dynamic>& s,
+                           std::vector<double>& best, std::vector<double>& second, std::vector<double>& ties) {
+    for (Eigen::Index c = 0; c < s.cols(); ++c) {
+      const double v = s(c);
+      if (v == kNegInf) continue;
+      if (v > best[r]) {
+        second[r] = best[r];
+        best[r] = v;
+        ties[r] = 1;
+      } else if (v == best[r]) {
+        ties[r] += 1;
+      } else if (v > second[r]) {
+        second[r] = v;
+      }
+    }
+  }
+
+  void hard_update(std::int64_t r, std::int64_t j0, const Eigen::Array<double, 1, Eigen::Dynamic>& s,
+                   std::vector<double>& best, std::vector<double>& ties, std::vector<std::int64_t>& chosen,
+                   MatD& acc) const {
+    for (Eigen::Index c = 0; c < s.cols(); ++c) {
+      const double v = s(c);
+      if (v == kNegInf) continue;
+      const std::int64_t j = j0 + c;
+      if (v > best[r]) {
+        best[r] = v;
+        chosen[r] = j;
+        ties[r] = 1;
+        if (head.hard == HardKind::kAverage) acc.row(r) = V.row(j).template cast<double>();
+      } else if (v == best[r]) {
+        // Keys arrive in increasing j: the rightmost tie is the latest.
+        if (head.hard == HardKind::kRightmost) chosen[r] = j;
+        ties[r] += 1;
+        if (head.hard == HardKind::kAverage) acc.row(r) += V.row(j).template cast<double>();
+      }
+    }
+  }
+};
+
+template <typename T>
+struct Prepared {
+  using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using VecT = Eigen::Matrix<T, 1, Eigen::Dynamic, Eigen::RowMajor>;
+  struct Head {
+    MatD q, k;  // scores are accumulated in double
+    MatT v, o;
+  };
+  struct Layer {
+    std::vector<Head> heads;
+    MatT fc1, fc2;
+    VecT b1, b2;
+  };
+  MatT embed, pos_proj;
+  std::vector<Layer> layers;
+
+  explicit Prepared(const Transformer& t) {
+    embed = t.embed.cast<T>();
+    pos_proj = t.pos_proj.cast<T>();
+    for (const LayerWeights& lw : t.layers) {
+      Layer layer;
+      for (const HeadWeights& hw : lw.heads) layer.heads.push_back({hw.q, hw.k, hw.v.cast<T>(), hw.o.cast<T>()});
+      layer.fc1 = lw.fc1.cast<T>();
+      layer.fc2 = lw.fc2.cast<T>();
+      layer.b1 = lw.b1.cast<T>();
+      layer.b2 = lw.b2.cast<T>();
+      layers.push_back(std::move(layer));
+    }
+  }
+
+  RunResult run(const Transformer& t, std::string_view word, const RunOptions& opt) const {
+    const ModelConfig& cfg = t.config;
+    const std::int64_t n = static_cast<std::int64_t>(word.size());
+    const std::int64_t n_pos = n + 1;
+    std::vector<int> tokens(n_pos, 0);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const int tok = t.token(word[i]);
+      if (tok < 0) {
+        throw std::invalid_argument(fmt::format("symbol {} at {} is not in the model's alphabet",
+                                                word[i] > ' ' && word[i] < 0x7f
+                                                    ? fmt::format("'{}'", word[i])
+                                                    : fmt::format("0x{:02x}", static_cast<unsigned char>(word[i])),
+                                                i + 1));
+      }
+      tokens[i + 1] = tok;
+    }
+    // Embedding: token rows plus projected position features.
+    const int width = cfg.position_width();
+    MatT phi(n_pos, width);
+    std::vector<double> buf(width);
+    for (std::int64_t j = 0; j < n_pos; ++j) {
+      int off = 0;
+      for (const PositionFeature& f : cfg.position_features) {
+        f.evaluate(j, n, buf.data() + off);
+        off += f.width();
+      }
+      for (int c = 0; c < width; ++c) phi(j, c) = static_cast<T>(buf[c]);
+    }
+    MatT X = phi * pos_proj.transpose();
+    for (std::int64_t j = 0; j < n_pos; ++j) X.row(j) += embed.row(tokens[j]);
+
+    RunResult result;
+    result.beta = (opt.beta ? *opt.beta : cfg.beta).at(n);
+    if (opt.trace && opt.mode == AttentionMode::kSoftmax) result.margins = MarginStats{};
+    for (std::size_t li = 0; li < layers.size(); ++li) {
+      const Layer& layer = layers[li];
+      MatT delta = MatT::Zero(n_pos, cfg.d_model);
+      const MatD Xd = X.template cast<double>();
+      for (std::size_t hi = 0; hi < layer.heads.size(); ++hi) {
+        const Head& h = layer.heads[hi];
+        const MatD Q = Xd * h.q.transpose();
+        const MatD K = Xd * h.k.transpose();
+        const MatT V = X * h.v.transpose();
+        MatT out;
+        HeadMargins hm{static_cast<int>(li), static_cast<int>(hi), {}};
+        Attention<T>{Q,    K,
+                     V,    cfg.layers[li].heads[hi],
+                     opt.mode, result.beta,
+                     static_cast<int>(li), static_cast<int>(hi),
+                     std::max(1, opt.query_block), std::max(1, opt.key_block),
+                     result.margins ? &hm.stats : nullptr}
+            .run(out);
+        delta += out * h.o.transpose();
+        if (result.margins) {
+          result.margins->merge(hm.stats);
+          result.head_margins.push_back(hm);
+        }
+      }
+      X += delta;
+      if (layer.fc1.rows() > 0) {
+        MatT H = (X * layer.fc1.transpose()).rowwise() + layer.b1;
+        H = H.cwiseMax(T(0));
+        X += (H * layer.fc2.transpose()).rowwise() + layer.b2;
+      } else {
+        X.rowwise() += layer.b2;
+      }
+    }
+    result.y = static_cast<double>(X(n, cfg.readout.coordinate));
+    result.accepted = result.y >= cfg.readout.threshold;
+    result.output_margin = std::abs(result.y - cfg.readout.threshold);
+    if (opt.keep_state) {
+      result.final_state.resize(cfg.d_model);
+      for (int c = 0; c < cfg.d_model; ++c) result.final_state[c] = static_cast<double>(X(n, c));
+    }
+    if (opt.keep_all_states) result.states = X.template cast<double>();
+    return result;
+  }
+};
+
+}  // namespace
+
+struct Engine::Impl {
+  std::optional<Prepared<double>> d;
+  std::optional<Prepared<float>> f;
+};
+
+Engine::Engine(Transformer model, Precision precision) : model_(std::move(model)), impl_(std::make_unique<Impl>()) {
+  if (precision == Precision::kDouble) impl_->d.emplace(model_);
+  else impl_->f.emplace(model_);
+}
+Engine::~Engine() = default;
+Engine::Engine(Engine&&) noexcept = default;
+
+RunResult Engine::run(std::string_view word, const RunOptions& options) const {
+  return impl_->d ? impl_->d->run(model_, word, options) : impl_->f->run(model_, word, options);
+}
+
+}  // namespace softhat::model

@@ -1,0 +1,88 @@
+// The forward pass of a transformer acceptor, from its weights alone
+// (docs/model-format.md, "Forward pass").
+//
+// x_j = embed[token_j] + pos_proj . phi(j, n) for j = 0 (BOS) .. n; then per
+// layer X += sum_h attention_h(X) o_proj_h^T, X += fc2(ReLU(fc1 X + b1)) + b2;
+// the readout coordinate at position n decides.
+//
+// Attention is computed query-block by key-block with an online softmax
+// (running maximum, running sum, rescaled accumulator), so the n x n matrix is
+// never materialized and one word costs O(n * d) memory. Scores q.k are
+// accumulated in double in every precision. A row with no finite score is an
+// error, never a NaN.
+//
+// Hard modes use the same weights: each head attends to its argmax set
+// (exact equality of the double scores) as it declares: rightmost or leftmost
+// unique-hard, or average-hard.
+#pragma once
+
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "model/transformer.h"
+
+namespace softhat::model {
+
+enum class Precision : std::uint8_t { kDouble, kFloat };
+
+struct RunOptions {
+  AttentionMode mode = AttentionMode::kSoftmax;
+  std::optional<BetaSchedule> beta;  // overrides the model's schedule
+  bool trace = false;                // record margins (cheap when off)
+  bool keep_state = false;           // return the final residual vector at the read position
+  bool keep_all_states = false;      // return the final residual stream (every position)
+  int query_block = 64;
+  int key_block = 256;
+};
+
+inline constexpr double kNoGap = std::numeric_limits<double>::infinity();
+
+// Minima over the softmax rows of one head (or of the whole word).
+struct MarginStats {
+  double min_target_mass = 1.0;  // weight on the argmax set of the scores
+  double min_gap = kNoGap;       // best score minus best score outside the argmax set
+  double min_scaled_gap = kNoGap;  // the same times beta(n)
+  std::int64_t rows = 0;
+  void merge(const MarginStats& o);
+};
+
+struct HeadMargins {
+  int layer = 0;
+  int head = 0;
+  MarginStats stats;
+};
+
+struct RunResult {
+  bool accepted = false;
+  double y = 0;              // the readout coordinate at position n
+  double output_margin = 0;  // |y - threshold|
+  double beta = 0;           // beta(n) used
+  std::optional<MarginStats> margins;  // softmax mode with trace on
+  std::vector<HeadMargins> head_margins;
+  std::vector<double> final_state;  // keep_state: the residual vector at position n
+  Matrix states;                    // keep_all_states: (n+1) x d
+};
+
+class Engine {
+ public:
+  // Prepares the weights in the requested precision (once, not per word).
+  Engine(Transformer model, Precision precision = Precision::kDouble);
+  ~Engine();
+  Engine(Engine&&) noexcept;
+
+  // Throws std::invalid_argument if the word has a symbol outside the alphabet,
+  // std::runtime_error if an attention row has no finite score.
+  RunResult run(std::string_view word, const RunOptions& options = {}) const;
+  const Transformer& model() const { return model_; }
+
+  struct Impl;
+
+ private:
+  Transformer model_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace softhat::model

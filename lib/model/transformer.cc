@@ -1,0 +1,32 @@
+#include "model/transformer.h"
+
+namespace softhat::model {
+
+Transformer Transformer::zeros(const ModelConfig& config) {
+  config.validate();
+  Transformer t;
+  t.config = config;
+  const int d = config.d_model;
+  t.embed = Matrix::Zero(config.vocabulary(), d);
+  t.pos_proj = Matrix::Zero(d, config.position_width());
+  for (const LayerConfig& lc : config.layers) {
+    LayerWeights lw;
+    for (const HeadConfig& hc : lc.heads) {
+      lw.heads.push_back({Matrix::Zero(hc.d_head, d), Matrix::Zero(hc.d_head, d), Matrix::Zero(hc.d_value, d),
+                          Matrix::Zero(d, hc.d_value)});
+    }
+    lw.fc1 = Matrix::Zero(lc.ffn_hidden, d);
+    lw.b1 = Vector::Zero(lc.ffn_hidden);
+    lw.fc2 = Matrix::Zero(d, lc.ffn_hidden);
+    lw.b2 = Vector::Zero(d);
+    t.layers.push_back(std::move(lw));
+  }
+  return t;
+}
+
+int Transformer::token(char symbol) const {
+  const std::size_t k = config.alphabet.find(symbol);
+  return k == std::string::npos ? -1 : static_cast<int>(k) + 1;
+}
+
+}  // namespace softhat::model
