@@ -18,7 +18,10 @@ using namespace softhat;
 namespace {
 model::Transformer distinct_model() {
   std::mt19937_64 rng = derived_rng(1, "distinct");
-  model::Transformer t = model::random_model(rng, {"abc", 2, 2, 6});
+  model::Transformer t;
+  do {  // a model with at least one attention head in each of two layers
+    t = model::random_model(rng, {"abc", 2, 2, 6});
+  } while (t.layers.size() < 2 || t.layers[0].heads.empty() || t.layers[1].heads.empty());
   double v = 0.5;
   model::for_each_tensor(t, [&](const model::TensorView<double>& x) {
     for (std::int64_t k = 0; k < x.size(); ++k) x.data[k] = (v += 0.25);
