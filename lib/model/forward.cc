@@ -66,14 +66,14 @@ KeyRange key_range(Mask mask, std::int64_t i0, std::int64_t i1, std::int64_t n_p
       fmt::format("layer {} head {}: attention row of position {} {}", layer, head, i, what));
 }
 
-// One attention head over all positions. Q, K are double; V and the output
-// are in the run's precision T.
-template <typename T>
+// One attention head over all positions. Q, K, V are double (scores and
+// weighted sums accumulate in double in every precision).
 struct Attention {
-  using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using ArrD = Eigen::Array<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using ColD = Eigen::Array<double, Eigen::Dynamic, 1>;
   const MatD& Q;
   const MatD& K;
-  const MatT& V;
+  const MatD& V;
   const HeadConfig& head;
   AttentionMode mode;
   double beta;
@@ -81,42 +81,62 @@ struct Attention {
   int qb, kb;
   MarginStats* stats;  // null when not tracing
 
-  void run(MatT& out) const {
+  void run(MatD& out) const {
     const std::int64_t n_pos = Q.rows();
     const Eigen::Index dv = V.cols();
     out.setZero(n_pos, dv);
     for (std::int64_t i0 = 0; i0 < n_pos; i0 += qb) {
       const std::int64_t i1 = std::min<std::int64_t>(n_pos, i0 + qb);
       const std::int64_t rows = i1 - i0;
-      // Per-row running state.
-      std::vector<double> m(rows, kNegInf), l(rows, 0.0);
+      // Per-row running state: max logit m, sum l, accumulator acc; for
+      // margins and hard attention the best raw score, its multiplicity
+      // (ties), the best score below it (second) and the chosen key.
+      ColD m = ColD::Constant(rows, kNegInf), l = ColD::Zero(rows);
       MatD acc = MatD::Zero(rows, dv);
       std::vector<double> best(rows, kNegInf), second(rows, kNegInf), ties(rows, 0.0);
       std::vector<std::int64_t> chosen(rows, -1);
 
       auto process = [&](std::int64_t j0, std::int64_t j1) {
         if (j1 <= j0) return;
-        const MatD S = Q.middleRows(i0, rows) * K.middleRows(j0, j1 - j0).transpose();
+        const std::int64_t cols = j1 - j0;
+        S = (Q.middleRows(i0, rows) * K.middleRows(j0, cols).transpose()).array();
         if (S.hasNaN()) bad_row(layer, head_index, i0, "has a NaN score");
-        const bool all_visible = fully_visible(head.mask, i0, i1, j0, j1);
-        for (std::int64_t r = 0; r < rows; ++r) {
-          const std::int64_t i = i0 + r;
-          Eigen::Array<double, 1, Eigen::Dynamic> s = S.row(r).array();
-          if (!all_visible) {
-            bool any = false;
-            for (std::int64_t c = 0; c < j1 - j0; ++c) {
-              if (!visible(head.mask, i, j0 + c)) s(c) = kNegInf;
-              else any = true;
+        if (!fully_visible(head.mask, i0, i1, j0, j1)) {
+          for (std::int64_t r = 0; r < rows; ++r) {
+            for (std::int64_t c = 0; c < cols; ++c) {
+              if (!visible(head.mask, i0 + r, j0 + c)) S(r, c) = kNegInf;
             }
-            if (!any) continue;
-          }
-          if (mode == AttentionMode::kHard) {
-            hard_update(r, j0, s, best, ties, chosen, acc);
-          } else {
-            softmax_update(r, j0, s, m, l, acc);
-            if (stats) trace_update(r, s, best, second, ties);
           }
         }
+        if (mode == AttentionMode::kHard) {
+          hard_update(j0, best, ties, chosen, acc);
+          return;
+        }
+        if (stats) trace_update(best, second, ties);
+        // Online softmax over the block, vectorized across rows and columns.
+        ArrD L = beta * S;
+        const ColD block_max = L.rowwise().maxCoeff();
+        if ((block_max == std::numeric_limits<double>::infinity()).any()) {
+          bad_row(layer, head_index, i0, "overflows (a logit is infinite)");
+        }
+        const ColD new_m = m.max(block_max);
+        // Rows with no visible key so far keep a placeholder 0, so that
+        // exp(-inf - 0) = 0 instead of NaN.
+        const ColD shift = (new_m == kNegInf).select(ColD::Zero(rows), new_m);
+        const ColD scale = (m - shift).exp();
+        for (std::int64_t r = 0; r < rows; ++r) {
+          // Row by row: a contiguous row minus a scalar is what Eigen's
+          // vectorized exp accepts (a broadcast column is not).
+          // Weights below e^-700 (~1e-304) are set to exactly 0: they cannot
+          // change a double sum of terms <= 1 by one ulp, and letting them
+          // become subnormal makes every later operation on them ~100x slower.
+          auto row = L.row(r);
+          row -= shift(r);
+          row = (row < -700.0).select(0.0, row.exp());
+        }
+        l = l * scale + L.rowwise().sum();
+        acc = (acc.array().colwise() * scale).matrix() + L.matrix() * V.middleRows(j0, cols);
+        m = new_m;
       };
       process(0, 1);  // BOS
       const KeyRange range = key_range(head.mask, i0, i1, n_pos);
@@ -125,21 +145,17 @@ struct Attention {
       for (std::int64_t r = 0; r < rows; ++r) {
         const std::int64_t i = i0 + r;
         if (mode == AttentionMode::kHard) {
-          if (head.hard == HardKind::kAverage) {
-            if (ties[r] == 0) bad_row(layer, head_index, i, "has no finite score");
-            out.row(i) = (acc.row(r) / ties[r]).template cast<T>();
-          } else {
-            if (chosen[r] < 0) bad_row(layer, head_index, i, "has no finite score");
-            out.row(i) = V.row(chosen[r]);
-          }
+          if (chosen[r] < 0) bad_row(layer, head_index, i, "has no finite score");
+          if (head.hard == HardKind::kAverage) out.row(i) = acc.row(r) / ties[r];
+          else out.row(i) = V.row(chosen[r]);
           continue;
         }
-        if (!(l[r] > 0) || !std::isfinite(m[r])) bad_row(layer, head_index, i, "has no finite score");
-        out.row(i) = (acc.row(r) / l[r]).template cast<T>();
+        if (!(l(r) > 0) || !std::isfinite(m(r))) bad_row(layer, head_index, i, "has no finite score");
+        out.row(i) = acc.row(r) / l(r);
         if (stats) {
           ++stats->rows;
           // Every maximal score has weight exp(0)/l; the rest is the leak.
-          stats->min_target_mass = std::min(stats->min_target_mass, ties[r] / l[r]);
+          stats->min_target_mass = std::min(stats->min_target_mass, ties[r] / l(r));
           if (second[r] > kNegInf) {
             const double gap = best[r] - second[r];
             stats->min_gap = std::min(stats->min_gap, gap);
@@ -150,59 +166,49 @@ struct Attention {
     }
   }
 
-  void softmax_update(std::int64_t r, std::int64_t j0, const Eigen::Array<double, 1, Eigen::Dynamic>& s,
-                      std::vector<double>& m, std::vector<double>& l, MatD& acc) const {
-    const Eigen::Array<double, 1, Eigen::Dynamic> logits = beta * s;
-    const double block_max = logits.maxCoeff();
-    if (block_max == kNegInf) return;
-    if (!std::isfinite(block_max)) bad_row(layer, head_index, j0, "overflows (a logit is infinite)");
-    const double new_m = std::max(m[r], block_max);
-    const double scale = m[r] == kNegInf ? 0.0 : std::exp(m[r] - new_m);
-    const Eigen::Array<double, 1, Eigen::Dynamic> p = (logits - new_m).exp();
-    l[r] = l[r] * scale + p.sum();
-    acc.row(r) = acc.row(r) * scale + p.matrix() * V.middleRows(j0, s.cols()).template cast<double>();
-    m[r] = new_m;
-  }
-
   // Exact argmax bookkeeping for margins: best score, its multiplicity, and
   // the best score strictly below it.
-  static void trace_update(std::int64_t r, const Eigen::Array<double, 1, Eigen::Dynamic>& s,
-                           std::vector<double>& best, std::vector<double>& second, std::vector<double>& ties) {
-    for (Eigen::Index c = 0; c < s.cols(); ++c) {
-      const double v = s(c);
-      if (v == kNegInf) continue;
-      if (v > best[r]) {
-        second[r] = best[r];
-        best[r] = v;
-        ties[r] = 1;
-      } else if (v == best[r]) {
-        ties[r] += 1;
-      } else if (v > second[r]) {
-        second[r] = v;
+  void trace_update(std::vector<double>& best, std::vector<double>& second, std::vector<double>& ties) const {
+    for (Eigen::Index r = 0; r < S.rows(); ++r) {
+      for (Eigen::Index c = 0; c < S.cols(); ++c) {
+        const double v = S(r, c);
+        if (v == kNegInf) continue;
+        if (v > best[r]) {
+          second[r] = best[r];
+          best[r] = v;
+          ties[r] = 1;
+        } else if (v == best[r]) {
+          ties[r] += 1;
+        } else if (v > second[r]) {
+          second[r] = v;
+        }
       }
     }
   }
 
-  void hard_update(std::int64_t r, std::int64_t j0, const Eigen::Array<double, 1, Eigen::Dynamic>& s,
-                   std::vector<double>& best, std::vector<double>& ties, std::vector<std::int64_t>& chosen,
-                   MatD& acc) const {
-    for (Eigen::Index c = 0; c < s.cols(); ++c) {
-      const double v = s(c);
-      if (v == kNegInf) continue;
-      const std::int64_t j = j0 + c;
-      if (v > best[r]) {
-        best[r] = v;
-        chosen[r] = j;
-        ties[r] = 1;
-        if (head.hard == HardKind::kAverage) acc.row(r) = V.row(j).template cast<double>();
-      } else if (v == best[r]) {
-        // Keys arrive in increasing j: the rightmost tie is the latest.
-        if (head.hard == HardKind::kRightmost) chosen[r] = j;
-        ties[r] += 1;
-        if (head.hard == HardKind::kAverage) acc.row(r) += V.row(j).template cast<double>();
+  void hard_update(std::int64_t j0, std::vector<double>& best, std::vector<double>& ties,
+                   std::vector<std::int64_t>& chosen, MatD& acc) const {
+    for (Eigen::Index r = 0; r < S.rows(); ++r) {
+      for (Eigen::Index c = 0; c < S.cols(); ++c) {
+        const double v = S(r, c);
+        if (v == kNegInf) continue;
+        const std::int64_t j = j0 + c;
+        if (v > best[r]) {
+          best[r] = v;
+          chosen[r] = j;
+          ties[r] = 1;
+          if (head.hard == HardKind::kAverage) acc.row(r) = V.row(j);
+        } else if (v == best[r]) {
+          // Keys arrive in increasing j: the rightmost tie is the latest.
+          if (head.hard == HardKind::kRightmost) chosen[r] = j;
+          ties[r] += 1;
+          if (head.hard == HardKind::kAverage) acc.row(r) += V.row(j);
+        }
       }
     }
   }
+
+  mutable ArrD S = {};
 };
 
 template <typename T>
@@ -277,17 +283,17 @@ struct Prepared {
         const Head& h = layer.heads[hi];
         const MatD Q = Xd * h.q.transpose();
         const MatD K = Xd * h.k.transpose();
-        const MatT V = X * h.v.transpose();
-        MatT out;
+        const MatD V = (X * h.v.transpose()).template cast<double>();
+        MatD out;
         HeadMargins hm{static_cast<int>(li), static_cast<int>(hi), {}};
-        Attention<T>{Q,    K,
+        Attention{Q,    K,
                      V,    cfg.layers[li].heads[hi],
                      opt.mode, result.beta,
                      static_cast<int>(li), static_cast<int>(hi),
                      std::max(1, opt.query_block), std::max(1, opt.key_block),
                      result.margins ? &hm.stats : nullptr}
             .run(out);
-        delta += out * h.o.transpose();
+        delta += out.template cast<T>() * h.o.transpose();
         if (result.margins) {
           result.margins->merge(hm.stats);
           result.head_margins.push_back(hm);

@@ -1,0 +1,54 @@
+// The engine's throughput on one model file: words/second at n = 64 and
+// n = 1024 (seeded random words), and the time for one word of length
+// 100,000 (or --long N). Prints one JSON object, so benchmarks/engine_vs_torch.sh
+// can put it beside the PyTorch module's numbers from the same run.
+//   softhat_bench_engine MODEL [--long N]
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "io/model_file.h"
+#include "model/forward.h"
+#include "util/random.h"
+#include "verify/words.h"
+
+int main(int argc, char** argv) {
+  using namespace softhat;
+  if (argc < 2) {
+    fmt::print(stderr, "usage: softhat_bench_engine MODEL [--long N]\n");
+    return 2;
+  }
+  std::size_t long_n = 100000;
+  for (int i = 2; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--long") == 0) long_n = std::stoul(argv[i + 1]);
+  }
+  const model::Engine engine(io::load_model(argv[1]));
+  const std::string& alphabet = engine.model().config.alphabet;
+  std::string out = "{";
+  for (std::size_t n : {64, 1024}) {
+    std::mt19937_64 rng = derived_rng(kDefaultSeed, "bench", n);
+    std::vector<std::string> words;
+    for (int k = 0; k < 64; ++k) words.push_back(verify::random_word(rng, alphabet, n, 0));
+    std::size_t done = 0, accepted = 0;
+    const auto start = std::chrono::steady_clock::now();
+    double elapsed = 0;
+    while (elapsed < 1.0) {
+      accepted += engine.run(words[done % words.size()]).accepted;
+      ++done;
+      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    out += fmt::format("\"words_per_second_n{}\": {:.1f}, ", n, static_cast<double>(done) / elapsed);
+  }
+  std::mt19937_64 rng = derived_rng(kDefaultSeed, "bench-long", long_n);
+  const std::string word = verify::random_word(rng, alphabet, long_n, 0);
+  const auto start = std::chrono::steady_clock::now();
+  const model::RunResult r = engine.run(word);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out += fmt::format("\"long_n\": {}, \"long_seconds\": {:.3f}, \"long_accepted\": {}}}", long_n, seconds,
+                     r.accepted ? "true" : "false");
+  fmt::print("{}\n", out);
+  return 0;
+}

@@ -1,0 +1,199 @@
+"""Load a softhat model file and run it in numpy or PyTorch.
+
+The format and the forward pass are specified in docs/model-format.md; this
+module re-implements them independently of the C++ engine (a plain, unblocked
+softmax over the whole score matrix), so agreement between the two is a real
+check. Run with the system interpreter (/usr/bin/python3) and Debian's
+python3-numpy / python3-torch; the `safetensors` package is not needed.
+"""
+import json
+import math
+import struct
+
+import numpy as np
+
+_DTYPES = {"F64": np.dtype("<f8"), "F32": np.dtype("<f4")}
+
+
+def read_safetensors(path):
+    """Returns ({name: float64 array}, metadata dict). Our own small reader."""
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    meta = header.pop("__metadata__", {})
+    buf = data[8 + n:]
+    tensors = {}
+    for name, t in header.items():
+        begin, end = t["data_offsets"]
+        arr = np.frombuffer(buf[begin:end], dtype=_DTYPES[t["dtype"]]).astype(np.float64)
+        tensors[name] = arr.reshape(t["shape"])
+    return tensors, meta
+
+
+class Model:
+    """A model file: configuration plus tensors."""
+
+    def __init__(self, path):
+        self.tensors, meta = read_safetensors(path)
+        self.config = json.loads(meta["softhat.config"])
+        self.alphabet = self.config["alphabet"]
+
+    def tokens(self, word):
+        return [0] + [self.alphabet.index(c) + 1 for c in word]
+
+    def beta(self, n):
+        b = self.config["beta"]
+        return b["c"] * (n + 1) ** b["a"] * math.log(n + 1) ** b["b"]
+
+
+def position_features(config, n):
+    """phi(j, n) for j = 0..n, as an (n+1) x F array (docs/model-format.md)."""
+    j = np.arange(n + 1, dtype=np.float64)
+    cols = []
+    for name in config["position_features"]:
+        if name == "one":
+            cols.append(np.ones_like(j))
+        elif name == "j/(n+1)":
+            cols.append(j / (n + 1))
+        elif name == "j":
+            cols.append(j)
+        elif name == "n":
+            cols.append(np.full_like(j, n))
+        elif name == "(j/(n+1))^2":
+            cols.append((j / (n + 1)) ** 2)
+        elif name == "j^2":
+            cols.append(j * j)
+        elif name == "1/(j+1)":
+            cols.append(1.0 / (j + 1))
+        elif name == "(-1)^j":
+            cols.append(np.where(np.arange(n + 1) % 2 == 0, 1.0, -1.0))
+        elif name.startswith("j mod "):
+            m = int(name[len("j mod "):])
+            for r in range(m):
+                cols.append((np.arange(n + 1) % m == r).astype(np.float64))
+        else:
+            raise ValueError("unknown position feature " + name)
+    return np.stack(cols, axis=1) if cols else np.zeros((n + 1, 0))
+
+
+def visible(mask, n):
+    """Boolean (n+1) x (n+1) matrix: may query i attend to key j? BOS always."""
+    i = np.arange(n + 1)[:, None]
+    j = np.arange(n + 1)[None, :]
+    rule = {"none": np.ones((n + 1, n + 1), bool), "strict-future": j < i, "future": j <= i,
+            "strict-past": j > i, "past": j >= i}[mask]
+    return rule | (j == 0)
+
+
+def numpy_forward(model, word, mode="softmax"):
+    """The final residual stream, (n+1) x d."""
+    c, t = model.config, model.tensors
+    n = len(word)
+    x = t["embed.weight"][model.tokens(word)] + position_features(c, n) @ t["pos_proj.weight"].T
+    beta = model.beta(n)
+    for l, layer in enumerate(c["layers"]):
+        delta = np.zeros_like(x)
+        for h, head in enumerate(layer["heads"]):
+            p = f"layers.{l}.attn.{h}."
+            s = (x @ t[p + "q_proj.weight"].T) @ (x @ t[p + "k_proj.weight"].T).T
+            v = x @ t[p + "v_proj.weight"].T
+            vis = visible(head["mask"], n)
+            s = np.where(vis, s, -np.inf)
+            best = s.max(axis=1, keepdims=True)
+            if mode == "softmax":
+                w = np.exp(beta * s - beta * best)
+                w /= w.sum(axis=1, keepdims=True)
+            else:
+                ties = s == best
+                w = np.zeros_like(s)
+                for i in range(n + 1):
+                    idx = np.nonzero(ties[i])[0]
+                    if head["hard"] == "rightmost":
+                        w[i, idx[-1]] = 1.0
+                    elif head["hard"] == "leftmost":
+                        w[i, idx[0]] = 1.0
+                    else:
+                        w[i, idx] = 1.0 / len(idx)
+            delta += (w @ v) @ t[p + "o_proj.weight"].T
+        x = x + delta
+        f = f"layers.{l}.ffn."
+        hidden = np.maximum(x @ t[f + "fc1.weight"].T + t[f + "fc1.bias"], 0.0)
+        x = x + hidden @ t[f + "fc2.weight"].T + t[f + "fc2.bias"]
+    return x
+
+
+def decide(model, states):
+    r = model.config["readout"]
+    y = float(states[-1, r["coordinate"]])
+    return y, y >= r["threshold"]
+
+
+def torch_module(model):
+    """An nn.Module holding the weights under their file names (strict load)."""
+    import torch
+    from torch import nn
+
+    c = model.config
+
+    class Head(nn.Module):
+        def __init__(self, d, hc):
+            super().__init__()
+            self.q_proj = nn.Linear(d, hc["d_head"], bias=False)
+            self.k_proj = nn.Linear(d, hc["d_head"], bias=False)
+            self.v_proj = nn.Linear(d, hc["d_value"], bias=False)
+            self.o_proj = nn.Linear(hc["d_value"], d, bias=False)
+
+    class Ffn(nn.Module):
+        def __init__(self, d, hidden):
+            super().__init__()
+            self.fc1 = nn.Linear(d, hidden)
+            self.fc2 = nn.Linear(hidden, d)
+
+    class Layer(nn.Module):
+        def __init__(self, d, lc):
+            super().__init__()
+            self.attn = nn.ModuleList([Head(d, hc) for hc in lc["heads"]])
+            self.ffn = Ffn(d, lc["ffn_hidden"])
+
+    class SofthatTransformer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            d = c["d_model"]
+            self.embed = nn.Embedding(len(c["alphabet"]) + 1, d)
+            self.pos_proj = nn.Linear(sum(1 if not f.startswith("j mod ") else int(f[6:])
+                                          for f in c["position_features"]), d, bias=False)
+            self.layers = nn.ModuleList([Layer(d, lc) for lc in c["layers"]])
+
+        def forward(self, tokens, n, mode="softmax"):
+            """tokens: (B, n+1) long tensor, BOS first. Returns (B, n+1, d)."""
+            phi = torch.from_numpy(position_features(c, n))
+            x = self.embed(tokens) + self.pos_proj(phi)[None]
+            beta = model.beta(n)
+            for layer, lc in zip(self.layers, c["layers"]):
+                delta = torch.zeros_like(x)
+                for head, hc in zip(layer.attn, lc["heads"]):
+                    s = head.q_proj(x) @ head.k_proj(x).transpose(1, 2)
+                    vis = torch.from_numpy(visible(hc["mask"], n))[None]
+                    s = s.masked_fill(~vis, float("-inf"))
+                    if mode == "softmax":
+                        w = torch.softmax(beta * s, dim=-1)
+                    else:
+                        best = s.max(dim=-1, keepdim=True).values
+                        ties = (s == best).to(x.dtype)
+                        if hc["hard"] == "average":
+                            w = ties / ties.sum(dim=-1, keepdim=True)
+                        else:
+                            pos = torch.arange(n + 1, dtype=x.dtype)
+                            key = ties * (pos if hc["hard"] == "rightmost" else (n + 1 - pos)) - (1 - ties)
+                            w = torch.nn.functional.one_hot(key.argmax(dim=-1), n + 1).to(x.dtype)
+                    delta = delta + head.o_proj(w @ head.v_proj(x))
+                x = x + delta
+                x = x + layer.ffn.fc2(torch.relu(layer.ffn.fc1(x)))
+            return x
+
+    module = SofthatTransformer().double()
+    state = {k: torch.from_numpy(v.copy()) for k, v in model.tensors.items()}
+    module.load_state_dict(state, strict=True)
+    module.eval()
+    return module

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Parity: the C++ engine, the numpy reference and the PyTorch module give the
+same outputs on the same model files and words.
+
+usage: parity.py --cli SOFTHAT --make-models TOOL --workdir DIR --backend numpy|torch
+Compares, per word, the final residual vector at position n (C++ `run
+--format jsonl --emit-state`) with the Python forward pass, in softmax and in
+hard mode; fails if the max abs difference exceeds 1e-9 or a decision
+differs. Exits 77 (skipped, with the reason printed) only when the backend's
+package is not installed.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+
+TOL = 1e-9
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--make-models", required=True)
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--backend", choices=["numpy", "torch"], required=True)
+    ap.add_argument("--models", type=int, default=24)
+    ap.add_argument("--extra-model", action="append", default=[], help="also check these model files")
+    args = ap.parse_args()
+    try:
+        import numpy as np  # noqa: F401
+        if args.backend == "torch":
+            import torch
+            torch.set_num_threads(1)
+    except ImportError as e:
+        print(f"SKIP: {args.backend} backend not available ({e}); install python3-numpy / python3-torch")
+        return 77
+    import softhat_model as sm
+
+    os.makedirs(args.workdir, exist_ok=True)
+    subprocess.run([args.make_models, args.workdir, str(args.models), "7"], check=True)
+    paths = [os.path.join(args.workdir, f"random_{k}.safetensors") for k in range(args.models)]
+    paths += args.extra_model
+    rng = random.Random(1234)
+    passed = failed = 0
+    worst = 0.0
+    for path in paths:
+        model = sm.Model(path)
+        words = [""] + ["".join(rng.choice(model.alphabet) for _ in range(rng.choice([1, 2, 3, 5, 8, 13, 40, 120])))
+                        for _ in range(12)]
+        module = sm.torch_module(model) if args.backend == "torch" else None
+        for mode in ("softmax", "hard"):
+            out = subprocess.run([args.cli, "run", "--model", path, "--format", "jsonl", "--emit-state",
+                                  "--mode", mode], input="\n".join(words) + "\n", capture_output=True, text=True)
+            if out.returncode != 0:
+                print(f"FAIL {path} {mode}: softhat run exited {out.returncode}: {out.stderr.strip()}")
+                failed += 1
+                continue
+            records = [json.loads(line) for line in out.stdout.splitlines()]
+            assert len(records) == len(words), (len(records), len(words))
+            for word, rec in zip(words, records):
+                if args.backend == "numpy":
+                    states = sm.numpy_forward(model, word, mode)
+                else:
+                    import torch
+                    tokens = torch.tensor([model.tokens(word)])
+                    with torch.no_grad():
+                        states = module(tokens, len(word), mode)[0].numpy()
+                y, accepted = sm.decide(model, states)
+                diff = float(np.max(np.abs(states[-1] - np.array(rec["state"]))))
+                worst = max(worst, diff)
+                if diff <= TOL and accepted == rec["accepted"]:
+                    passed += 1
+                else:
+                    failed += 1
+                    print(f"FAIL {os.path.basename(path)} {mode} word={word!r}: max abs diff {diff:.3e}, "
+                          f"accepted C++={rec['accepted']} {args.backend}={accepted}")
+    print(f"{args.backend} parity: {len(paths)} models, worst max abs difference {worst:.3e} (tolerance {TOL})")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
