@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages softhat needs (only those missing), then
 # configures and builds it in ./build. Safe to run again: it does nothing
-# that is already done. Usage: bash scripts/setup.sh [extra cmake args]
+# that is already done.
+# Usage: bash scripts/setup.sh [--tests] [extra cmake args]
+#   --tests  also installs python3-numpy and python3-torch for the parity tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libcli11-dev libeigen3-dev libre2-dev catch2 libfmt-dev
           nlohmann-json3-dev libtomlplusplus-dev)
+if [ "${1:-}" = "--tests" ]; then
+  shift
+  packages+=(python3 python3-numpy python3-torch)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,0 +1,103 @@
+// softhat run --model: verdicts from a model file alone; bad lines are
+// reported in place and the stream goes on; corrupt files exit 2.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/app.h"
+#include "io/model_file.h"
+#include "model/forward.h"
+#include "model/random_model.h"
+#include "util/random.h"
+
+using namespace softhat;
+
+namespace {
+struct Result {
+  int status;
+  std::string out, err;
+};
+Result run(const std::vector<std::string>& args, const std::string& input) {
+  std::istringstream in(input);
+  std::ostringstream out, err;
+  const int status = cli::run(args, in, out, err);
+  return {status, out.str(), err.str()};
+}
+
+struct TempModel {
+  std::filesystem::path path;
+  model::Transformer model;
+  TempModel() {
+    std::mt19937_64 rng = derived_rng(3, "cli-run");
+    model = model::random_model(rng, {"ab", 2, 2, 6});
+    path = std::filesystem::temp_directory_path() / "softhat_run_test.safetensors";
+    io::save_model(model, path.string());
+  }
+  ~TempModel() { std::filesystem::remove(path); }
+};
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("run: TSV verdicts in input order; bad lines in place; exit 2 at the end", "[cli][run]") {
+  TempModel m;
+  const model::Engine engine(m.model);
+  auto verdict = [&](const std::string& w) { return w + (engine.run(w).accepted ? "\tTRUE" : "\tFALSE"); };
+  const std::string input = std::string("ab\nabc\n\r\nba\r\n\nbbbbab\na") + '\0' + "b\n";
+  const Result r = run({"run", "--model", m.path.string()}, input);
+  CHECK(r.status == 2);
+  const std::vector<std::string> expected = {verdict("ab"),
+                                             "abc\tERROR\tsymbol 'c' at 3 is not in the alphabet {a,b}",
+                                             verdict(""),
+                                             verdict("ba"),
+                                             verdict(""),
+                                             verdict("bbbbab"),
+                                             std::string("a") + '\0' + "b\tERROR\tsymbol byte 0x00 at 2 is not in the "
+                                                                       "alphabet {a,b}"};
+  CHECK(lines(r.out) == expected);
+  CHECK(r.err == "softhat: 2 of 7 lines had errors (first: line 2)\n");
+  // A clean stream exits 0; a final line without a newline still counts.
+  const Result ok = run({"run", "--model", m.path.string()}, "ab\nba");
+  CHECK(ok.status == 0);
+  CHECK(lines(ok.out) == std::vector<std::string>{verdict("ab"), verdict("ba")});
+}
+
+TEST_CASE("run: JSONL carries y, margins and the state", "[cli][run]") {
+  TempModel m;
+  const Result r = run({"run", "--model", m.path.string(), "--format", "jsonl", "--emit-state"}, "abba\nx\n");
+  CHECK(r.status == 2);
+  const auto out = lines(r.out);
+  REQUIRE(out.size() == 2);
+  const auto rec = nlohmann::json::parse(out[0]);
+  model::RunOptions o;
+  o.trace = true;
+  const model::RunResult direct = model::Engine(m.model).run("abba", o);
+  CHECK(rec["word"] == "abba");
+  CHECK(rec["accepted"] == direct.accepted);
+  CHECK(rec["y"].get<double>() == direct.y);
+  CHECK(rec["output_margin"].get<double>() == direct.output_margin);
+  CHECK(rec["state"].size() == static_cast<std::size_t>(m.model.config.d_model));
+  CHECK(nlohmann::json::parse(out[1]) ==
+        nlohmann::json({{"word", "x"}, {"error", "symbol 'x' at 1 is not in the alphabet {a,b}"}}));
+}
+
+TEST_CASE("run: missing or corrupt model files exit 2 with the reason", "[cli][run]") {
+  const Result missing = run({"run", "--model", "/nonexistent/m.safetensors"}, "ab\n");
+  CHECK(missing.status == 2);
+  CHECK(missing.err.find("cannot read /nonexistent/m.safetensors") != std::string::npos);
+  const auto path = std::filesystem::temp_directory_path() / "softhat_corrupt.safetensors";
+  std::ofstream(path) << "garbage!garbage!";
+  const Result corrupt = run({"run", "--model", path.string()}, "ab\n");
+  CHECK(corrupt.status == 2);
+  CHECK(corrupt.out.empty());
+  CHECK(corrupt.err.find("softhat: " + path.string() + ": ") == 0);
+  std::filesystem::remove(path);
+  CHECK(run({"run", "--model", "x", "--mode", "fuzzy"}, "").status == 2);
+}
