@@ -24,6 +24,33 @@ void add_selection(CLI::App* app, lang::Selection& s, bool with_regex) {
   if (with_regex) app->add_option("--regex", s.regex, "an RE2 regex oracle for --formula");
 }
 
+compile::CompileOptions CompileArgs::options() const {
+  compile::CompileOptions o;
+  o.pe = compile::parse_pe(pe);
+  return o;
+}
+
+std::optional<model::BetaSchedule> CompileArgs::beta_override() const {
+  if (beta.empty()) return std::nullopt;
+  return compile::parse_beta(beta);
+}
+
+void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta) {
+  app->add_option("--pe", args.pe, "position embeddings: bounded (j/(n+1), beta grows with n) or unbounded (j, n; "
+                                   "fixed beta)")
+      ->check(CLI::IsMember({"bounded", "unbounded"}));
+  if (with_beta) {
+    app->add_option("--beta", args.beta, "override the inverse temperature schedule, e.g. 1 or 3*(n+1)");
+  }
+}
+
+lang::Language select_one(const Context& ctx, const lang::Selection& selection) {
+  if (selection.all || selection.names.size() > 1) throw InputError("this command takes one language");
+  std::vector<lang::Language> langs = lang::select_languages(ctx.load_catalog(), selection);
+  if (!langs[0].formula) throw InputError(fmt::format("language '{}' has no formula to compile", langs[0].name()));
+  return std::move(langs[0]);
+}
+
 int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   CLI::App app{"softhat: formal languages compiled into softmax transformers, checked word by word"};
   app.set_version_flag("--version", "softhat 0.1.0");
@@ -38,6 +65,10 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_show(app, runner);
   setup_check(app, runner);
   setup_run(app, runner);
+  setup_compile(app, runner);
+  setup_classify(app, runner);
+  setup_verify(app, runner);
+  setup_analyze(app, runner);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

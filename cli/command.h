@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lang/catalog.h"
+#include "compile/compiler.h"
 #include "io/word_stream.h"
 #include "lang/select.h"
 #include "model/forward.h"
@@ -32,6 +33,22 @@ void setup_list(CLI::App& app, Runner& runner);
 void setup_show(CLI::App& app, Runner& runner);
 void setup_check(CLI::App& app, Runner& runner);
 void setup_run(CLI::App& app, Runner& runner);
+void setup_compile(CLI::App& app, Runner& runner);
+void setup_classify(CLI::App& app, Runner& runner);
+void setup_verify(CLI::App& app, Runner& runner);
+void setup_analyze(CLI::App& app, Runner& runner);
+
+// --pe and --beta, shared by the commands that compile.
+struct CompileArgs {
+  std::string pe = "bounded";
+  std::string beta;  // empty: the construction's schedule
+  compile::CompileOptions options() const;
+  std::optional<model::BetaSchedule> beta_override() const;
+};
+void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta);
+
+// The one language of a single-language command (LANG or --formula/--alphabet).
+lang::Language select_one(const Context& ctx, const lang::Selection& selection);
 
 // Shared by the subcommands that stream words.
 model::AttentionMode parse_mode(const std::string& name);

@@ -79,12 +79,24 @@ struct Attention {
   double beta;
   int layer, head_index;
   int qb, kb;
+  bool linear_scan;
   MarginStats* stats;  // null when not tracing
+
+  // All queries equal (exactly): then every row's softmax is a running
+  // (prefix or suffix) sum over keys in mask order, O(n) instead of O(n^2).
+  // Compiled heads qualify: their queries read only constant coordinates.
+  bool queries_identical() const {
+    return Q.rows() > 0 && (Q.rowwise() - Q.row(0)).cwiseAbs().maxCoeff() == 0.0;
+  }
 
   void run(MatD& out) const {
     const std::int64_t n_pos = Q.rows();
     const Eigen::Index dv = V.cols();
     out.setZero(n_pos, dv);
+    if (linear_scan && queries_identical()) {
+      scan(out);
+      return;
+    }
     for (std::int64_t i0 = 0; i0 < n_pos; i0 += qb) {
       const std::int64_t i1 = std::min<std::int64_t>(n_pos, i0 + qb);
       const std::int64_t rows = i1 - i0;
@@ -166,6 +178,97 @@ struct Attention {
     }
   }
 
+  void scan(MatD& out) const {
+    const std::int64_t n_pos = Q.rows();
+    const Eigen::RowVectorXd q = Q.row(0);
+    double m = kNegInf, l = 0, best = kNegInf, second = kNegInf, ties = 0;
+    std::int64_t chosen = -1;
+    Eigen::RowVectorXd acc = Eigen::RowVectorXd::Zero(V.cols());
+    auto add = [&](std::int64_t j) {
+      const double s = q.dot(K.row(j));
+      if (std::isnan(s)) bad_row(layer, head_index, j, "has a NaN score");
+      if (mode == AttentionMode::kHard || stats) {
+        if (s > best) {
+          if (mode == AttentionMode::kHard && head.hard == HardKind::kAverage) acc = V.row(j);
+          second = best;
+          best = s;
+          ties = 1;
+          chosen = j;
+        } else if (s == best) {
+          ties += 1;
+          // Order-free tie breaking: keys may arrive in either direction.
+          if (head.hard == HardKind::kRightmost) chosen = std::max(chosen, j);
+          if (head.hard == HardKind::kLeftmost) chosen = std::min(chosen, j);
+          if (mode == AttentionMode::kHard && head.hard == HardKind::kAverage) acc += V.row(j);
+        } else if (s > second) {
+          second = s;
+        }
+      }
+      if (mode == AttentionMode::kHard) return;
+      const double logit = beta * s;
+      if (logit == std::numeric_limits<double>::infinity()) bad_row(layer, head_index, j, "overflows");
+      if (logit > m) {
+        const double scale = m == kNegInf ? 0.0 : std::exp(m - logit);
+        l = l * scale + 1.0;
+        acc = acc * scale + V.row(j);
+        m = logit;
+      } else if (logit - m >= -700.0) {  // smaller weights are exactly 0 (see process())
+        const double p = std::exp(logit - m);
+        l += p;
+        acc += p * V.row(j);
+      }
+    };
+    auto emit = [&](std::int64_t i) {
+      if (mode == AttentionMode::kHard) {
+        if (chosen < 0) bad_row(layer, head_index, i, "has no finite score");
+        out.row(i) = head.hard == HardKind::kAverage ? Eigen::RowVectorXd(acc / ties) : Eigen::RowVectorXd(V.row(chosen));
+        return;
+      }
+      if (!(l > 0) || !std::isfinite(m)) bad_row(layer, head_index, i, "has no finite score");
+      out.row(i) = acc / l;
+      if (stats) {
+        ++stats->rows;
+        stats->min_target_mass = std::min(stats->min_target_mass, ties / l);
+        if (second > kNegInf) {
+          stats->min_gap = std::min(stats->min_gap, best - second);
+          stats->min_scaled_gap = std::min(stats->min_scaled_gap, beta * (best - second));
+        }
+      }
+    };
+    add(0);  // BOS, visible everywhere
+    switch (head.mask) {
+      case Mask::kStrictFuture:  // row i sees {0} and 1..i-1
+        for (std::int64_t i = 0; i < n_pos; ++i) {
+          if (i >= 2) add(i - 1);
+          emit(i);
+        }
+        break;
+      case Mask::kFuture:  // row i sees 0..i
+        for (std::int64_t i = 0; i < n_pos; ++i) {
+          if (i >= 1) add(i);
+          emit(i);
+        }
+        break;
+      case Mask::kStrictPast:  // row i sees {0} and i+1..n
+        for (std::int64_t i = n_pos - 1; i >= 0; --i) {
+          emit(i);
+          if (i >= 1) add(i);
+        }
+        break;
+      case Mask::kPast:  // row i sees {0} and i..n
+        for (std::int64_t i = n_pos - 1; i >= 1; --i) {
+          add(i);
+          emit(i);
+        }
+        emit(0);
+        break;
+      case Mask::kNone:
+        for (std::int64_t j = 1; j < n_pos; ++j) add(j);
+        for (std::int64_t i = 0; i < n_pos; ++i) emit(i);
+        break;
+    }
+  }
+
   // Exact argmax bookkeeping for margins: best score, its multiplicity, and
   // the best score strictly below it.
   void trace_update(std::vector<double>& best, std::vector<double>& second, std::vector<double>& ties) const {
@@ -200,7 +303,7 @@ struct Attention {
           if (head.hard == HardKind::kAverage) acc.row(r) = V.row(j);
         } else if (v == best[r]) {
           // Keys arrive in increasing j: the rightmost tie is the latest.
-          if (head.hard == HardKind::kRightmost) chosen[r] = j;
+          if (head.hard == HardKind::kRightmost) chosen[r] = std::max(chosen[r], j);
           ties[r] += 1;
           if (head.hard == HardKind::kAverage) acc.row(r) += V.row(j);
         }
@@ -290,7 +393,7 @@ struct Prepared {
                      V,    cfg.layers[li].heads[hi],
                      opt.mode, result.beta,
                      static_cast<int>(li), static_cast<int>(hi),
-                     std::max(1, opt.query_block), std::max(1, opt.key_block),
+                     std::max(1, opt.query_block), std::max(1, opt.key_block), opt.linear_scan,
                      result.margins ? &hm.stats : nullptr}
             .run(out);
         delta += out.template cast<T>() * h.o.transpose();

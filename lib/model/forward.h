@@ -34,6 +34,7 @@ struct RunOptions {
   bool trace = false;                // record margins (cheap when off)
   bool keep_state = false;           // return the final residual vector at the read position
   bool keep_all_states = false;      // return the final residual stream (every position)
+  bool linear_scan = true;  // O(n) attention for heads whose queries are all equal
   int query_block = 64;
   int key_block = 256;
 };

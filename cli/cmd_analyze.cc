@@ -1,0 +1,42 @@
+// softhat analyze: the formula's fragment and the compiled plan (layers,
+// heads, width, beta(n)), stage by stage.
+#include <fmt/format.h>
+
+#include <memory>
+#include <ostream>
+
+#include "cli/command.h"
+#include "lang/describe.h"
+#include "logic/print.h"
+
+namespace softhat::cli {
+
+namespace {
+struct Args {
+  lang::Selection selection;
+  CompileArgs compile;
+};
+}  // namespace
+
+void setup_analyze(CLI::App& app, Runner& runner) {
+  CLI::App* sub = app.add_subcommand("analyze", "print the formula's fragment and the compiled layer plan");
+  auto args = std::make_shared<Args>();
+  add_selection(sub, args->selection, false);
+  add_compile_options(sub, args->compile, false);
+  sub->callback([&runner, args] {
+    runner = [args](Context& ctx) {
+      const lang::Language language = select_one(ctx, args->selection);
+      ctx.out << fmt::format("fragment     {}\n", logic::fragment_name(logic::fragment(*language.formula)));
+      try {
+        const compile::Compiled c =
+            compile::compile_formula(*language.formula, language.alphabet(), args->compile.options());
+        ctx.out << c.plan.describe();
+      } catch (const compile::FragmentError& e) {
+        ctx.out << fmt::format("compiled     no: {}\n", e.what());
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace softhat::cli

@@ -1,0 +1,46 @@
+// softhat classify: compile a language and classify words from stdin.
+#include <memory>
+#include <ostream>
+
+#include "cli/command.h"
+
+namespace softhat::cli {
+
+namespace {
+struct Args {
+  lang::Selection selection;
+  CompileArgs compile;
+  std::string format = "tsv";
+  std::string mode = "softmax";
+  std::string precision = "double";
+};
+}  // namespace
+
+void setup_classify(CLI::App& app, Runner& runner) {
+  CLI::App* sub = app.add_subcommand("classify", "classify words from stdin with the compiled transformer");
+  auto args = std::make_shared<Args>();
+  add_selection(sub, args->selection, false);
+  add_compile_options(sub, args->compile, true);
+  sub->add_option("--format", args->format, "tsv (word, TRUE/FALSE) or jsonl (with margins)")
+      ->check(CLI::IsMember({"tsv", "jsonl"}));
+  sub->add_option("--mode", args->mode, "softmax, or hard (each head's declared hard attention)")
+      ->check(CLI::IsMember({"softmax", "hard"}));
+  sub->add_option("--precision", args->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
+  sub->callback([&runner, args] {
+    runner = [args](Context& ctx) {
+      const lang::Language language = select_one(ctx, args->selection);
+      compile::Compiled c = compile::compile_formula(*language.formula, language.alphabet(), args->compile.options());
+      const model::Engine engine(std::move(c.model), parse_precision(args->precision));
+      model::RunOptions options;
+      options.mode = parse_mode(args->mode);
+      options.beta = args->compile.beta_override();
+      const io::WordFormat format = io::parse_word_format(args->format);
+      options.trace = format == io::WordFormat::kJsonl;
+      const auto summary = io::classify_stream(ctx.in, ctx.out, language.alphabet(), format, false,
+                                               [&](std::string_view w) { return engine.run(w, options); });
+      return finish_stream(ctx, summary);
+    };
+  });
+}
+
+}  // namespace softhat::cli

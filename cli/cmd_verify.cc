@@ -1,0 +1,64 @@
+// softhat verify: the compiled transformer against the evaluator and the
+// oracles, exhaustively and on random words; exit 1 on any disagreement.
+#include <memory>
+#include <ostream>
+
+#include "cli/command.h"
+#include "io/file_util.h"
+#include "util/error.h"
+#include "verify/verify.h"
+
+namespace softhat::cli {
+
+namespace {
+struct Args {
+  lang::Selection selection;
+  CompileArgs compile;
+  verify::VerifyOptions options;
+  std::size_t max_len = 0;
+  std::string mode = "softmax";
+  std::string precision = "double";
+  std::string json;
+};
+}  // namespace
+
+void setup_verify(CLI::App& app, Runner& runner) {
+  CLI::App* sub = app.add_subcommand(
+      "verify", "compile each language and compare the transformer with the evaluator and the oracles");
+  auto args = std::make_shared<Args>();
+  add_selection(sub, args->selection, true);
+  add_compile_options(sub, args->compile, true);
+  auto* max_len = sub->add_option("--max-len", args->max_len,
+                                  "check every word up to this length (default: 10 for binary alphabets, 7 for "
+                                  "ternary, fewer for larger)");
+  max_len->check(CLI::Range(0, 24));
+  sub->add_option("--lengths", args->options.lengths, "lengths of the random words (default 100,1000)")->delimiter(',');
+  sub->add_option("--samples", args->options.samples, "random words per length (default 100)");
+  sub->add_option("--seed", args->options.seed, "random seed (fixed default)");
+  sub->add_option("--mode", args->mode, "softmax, or hard")->check(CLI::IsMember({"softmax", "hard"}));
+  sub->add_option("--precision", args->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
+  sub->add_option("--json", args->json, "also write the full report as JSON to this file");
+  sub->callback([&runner, args, max_len] {
+    if (max_len->count()) args->options.max_len = args->max_len;
+    runner = [args](Context& ctx) {
+      args->options.compile = args->compile.options();
+      args->options.beta = args->compile.beta_override();
+      args->options.mode = parse_mode(args->mode);
+      args->options.precision = parse_precision(args->precision);
+      std::vector<verify::VerifyReport> reports;
+      for (const lang::Language& language : lang::select_languages(ctx.load_catalog(), args->selection)) {
+        reports.push_back(verify::verify_language(language, args->options));
+      }
+      ctx.out << verify::format_verify_reports(reports);
+      if (!args->json.empty()) {
+        io::write_file_atomically(args->json, verify::verify_reports_json(reports, args->options).dump(2) + "\n");
+      }
+      for (const auto& r : reports) {
+        if (!r.ok()) return kExitDisagreement;
+      }
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace softhat::cli

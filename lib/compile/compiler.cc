@@ -1,0 +1,214 @@
+#include "compile/compiler.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+
+namespace softhat::compile {
+
+Compiled compile_formula(logic::Formula formula, const std::string& alphabet, const CompileOptions& options) {
+  if (!(options.c > 0) || !std::isfinite(options.c)) throw InputError("the constant c must be positive");
+  Compiled out{plan_formula(formula, alphabet, options.pe, options.c), {}};
+  out.model = plan_to_model(out.plan);
+  return out;
+}
+
+model::Transformer plan_to_model(const Plan& plan) {
+  using model::Mask;
+  model::ModelConfig cfg;
+  cfg.alphabet = plan.alphabet;
+  cfg.d_model = static_cast<int>(plan.coords.size());
+  cfg.residual_labels = plan.coords;
+  cfg.position_features.push_back(model::parse_position_feature("one"));
+  if (plan.pe == PeMode::kBounded) {
+    cfg.position_features.push_back(model::parse_position_feature("j/(n+1)"));
+    // Scores are multiples of delta = 1/(n+1): beta = c (n+1) makes beta*delta = c.
+    cfg.beta = {plan.c, 1.0, 0.0};
+  } else {
+    cfg.position_features.push_back(model::parse_position_feature("j"));
+    cfg.position_features.push_back(model::parse_position_feature("n"));
+    // Scores are integers (delta = 1): a fixed beta = c.
+    cfg.beta = {plan.c, 0.0, 0.0};
+  }
+  for (const auto& [m, first] : plan.mod_features) {
+    cfg.position_features.push_back(model::PositionFeature{model::PositionFeature::Kind::kModOneHot, m});
+  }
+  for (std::size_t l = 0; l < plan.layers.size(); ++l) {
+    model::LayerConfig lc;
+    lc.label = fmt::format("layer {}", l);
+    for (const GlueOp& op : plan.layers[l].ffn) lc.ffn_hidden += op.units();
+    for (const PlannedHead& h : plan.layers[l].heads) {
+      lc.heads.push_back(model::HeadConfig{3, 1, h.since ? Mask::kStrictFuture : Mask::kStrictPast,
+                                           h.since ? model::HardKind::kRightmost : model::HardKind::kLeftmost,
+                                           "sub:" + h.label});
+    }
+    cfg.layers.push_back(std::move(lc));
+  }
+  cfg.readout = {plan.output, 0.5};
+  cfg.notes["formula"] = plan.formula;
+  cfg.notes["pe"] = pe_name(plan.pe);
+  cfg.notes["construction"] = "softhat since/until heads with BOS default, rounding FFNs (docs/compiler.md)";
+
+  model::Transformer t = model::Transformer::zeros(cfg);
+  t.embed(0, plan.bos) = 1;
+  for (std::size_t k = 0; k < plan.alphabet.size(); ++k) t.embed(k + 1, plan.tokens.at(plan.alphabet[k])) = 1;
+  int col = 0;
+  t.pos_proj(plan.one, col++) = 1;
+  if (plan.pe == PeMode::kBounded) {
+    t.pos_proj(plan.pos_fraction, col++) = 1;
+  } else {
+    t.pos_proj(plan.pos_index, col++) = 1;
+    t.pos_proj(plan.pos_length, col++) = 1;
+  }
+  for (const auto& [m, first] : plan.mod_features) {
+    for (int r = 0; r < m; ++r) t.pos_proj(first + r, col++) = 1;
+  }
+
+  auto put = [](model::Matrix& w, int row, const LinearForm& f) {
+    for (const auto& [coord, coef] : f.terms) w(row, coord) += coef;
+  };
+  for (std::size_t l = 0; l < plan.layers.size(); ++l) {
+    const PlannedLayer& pl = plan.layers[l];
+    model::LayerWeights& lw = t.layers[l];
+    for (std::size_t h = 0; h < pl.heads.size(); ++h) {
+      const PlannedHead& head = pl.heads[h];
+      model::HeadWeights& w = lw.heads[h];
+      // Key: [stop, position term, bos]; the query weighs them. Writing
+      // delta for the unit (1/(n+1) bounded, 1 unbounded), all visible
+      // scores are distinct multiples of delta, and BOS sits strictly
+      // between the stops and the others:
+      //  bounded since  q=[1,1,1]      s = stop + j/(n+1) + bos:  stops in (1,2), BOS 1, others in (0,1)
+      //  bounded until  q=[2,1,1]      s = 2 stop - j/(n+1) + bos: stops in (1,2) decreasing in j, BOS 1, others < 0
+      //  unbounded since q=[n+1,1,n+1] s = (n+1)(stop + bos) + j: stops >= n+2, BOS n+1, others <= n-1
+      //  unbounded until q=[n+1,1,0]   s = (n+1) stop - j:         stops >= 1 decreasing in j, BOS 0, others <= -1
+      // so the maximum is the nearest stop (rightmost j < i, leftmost j > i)
+      // or BOS, and the geometric bound gives leak <= sum_d e^{-c d} = 1/(e^c - 1).
+      put(w.k, 0, head.stop);
+      w.k(2, plan.bos) = 1;
+      if (plan.pe == PeMode::kBounded) {
+        w.k(1, plan.pos_fraction) = head.since ? 1 : -1;
+        w.q(0, plan.one) = head.since ? 1 : 2;
+        w.q(1, plan.one) = 1;
+        w.q(2, plan.one) = 1;
+      } else {
+        w.k(1, plan.pos_index) = head.since ? 1 : -1;
+        w.q(0, plan.pos_length) = 1;
+        w.q(0, plan.one) = 1;
+        w.q(1, plan.one) = 1;
+        if (head.since) {
+          w.q(2, plan.pos_length) = 1;
+          w.q(2, plan.one) = 1;
+        }
+      }
+      put(w.v, 0, head.value);
+      w.o(head.raw, 0) = 1;
+    }
+    // FFN units: exact on 0/1 inputs (rounding: on [0,1/4] u [3/4,1]).
+    int u = 0;
+    auto unit = [&](std::initializer_list<std::pair<int, double>> in, double bias, int target, double out) {
+      for (const auto& [coord, coef] : in) lw.fc1(u, coord) += coef;
+      lw.b1(u) = bias;
+      lw.fc2(target, u) = out;
+      ++u;
+    };
+    for (const GlueOp& op : pl.ffn) {
+      const auto& x = op.inputs;
+      switch (op.kind) {
+        case GlueKind::kNot: unit({{x[0], -1}}, 1, op.target, 1); break;  // 1 - x
+        case GlueKind::kAnd: {                                            // ReLU(sum x - (k-1))
+          for (int in : x) lw.fc1(u, in) += 1;
+          unit({}, -static_cast<double>(x.size() - 1), op.target, 1);
+          break;
+        }
+        case GlueKind::kOr: {  // 1 - ReLU(1 - sum x)
+          for (int in : x) lw.fc1(u, in) -= 1;
+          unit({}, 1, op.target, -1);
+          lw.b2(op.target) += 1;
+          break;
+        }
+        case GlueKind::kImplies:  // 1 - ReLU(x - y)
+          unit({{x[0], 1}, {x[1], -1}}, 0, op.target, -1);
+          lw.b2(op.target) += 1;
+          break;
+        case GlueKind::kIff:  // 1 - ReLU(x - y) - ReLU(y - x)
+          unit({{x[0], 1}, {x[1], -1}}, 0, op.target, -1);
+          unit({{x[0], -1}, {x[1], 1}}, 0, op.target, -1);
+          lw.b2(op.target) += 1;
+          break;
+        case GlueKind::kRound:  // rho(a) = ReLU(2a - 1/2) - ReLU(2a - 3/2)
+          unit({{x[0], 2}}, -0.5, op.target, 1);
+          unit({{x[0], 2}}, -1.5, op.target, -1);
+          break;
+        case GlueKind::kStop:  // (not g or e) and not bos = ReLU(1-g+e-2bos) - ReLU(-g+e-2bos)
+          unit({{x[0], -1}, {x[1], 1}, {plan.bos, -2}}, 1, op.target, 1);
+          unit({{x[0], -1}, {x[1], 1}, {plan.bos, -2}}, 0, op.target, -1);
+          break;
+        case GlueKind::kValue:  // e and not bos = ReLU(e - bos)
+          unit({{x[0], 1}, {plan.bos, -1}}, 0, op.target, 1);
+          break;
+      }
+    }
+  }
+  return t;
+}
+
+model::BetaSchedule parse_beta(const std::string& expr) {
+  model::BetaSchedule b{1, 0, 0};
+  std::size_t i = 0;
+  auto fail = [&](const std::string& what) -> void {
+    throw InputError(fmt::format("--beta '{}': {} at {} (forms: 2, 3*(n+1), 0.5*(n+1)^2*ln(n+1))", expr, what, i));
+  };
+  auto skip = [&] {
+    while (i < expr.size() && std::isspace(static_cast<unsigned char>(expr[i]))) ++i;
+  };
+  auto number = [&]() -> double {
+    skip();
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(expr.substr(i), &used);
+    } catch (const std::exception&) {
+      fail("expected a number");
+    }
+    i += used;
+    return v;
+  };
+  auto power = [&]() -> double {
+    skip();
+    if (i < expr.size() && expr[i] == '^') {
+      ++i;
+      return number();
+    }
+    return 1;
+  };
+  bool first = true;
+  while (true) {
+    skip();
+    if (i >= expr.size()) {
+      if (first) fail("empty expression");
+      break;
+    }
+    if (!first) {
+      if (expr[i] != '*') fail("expected '*'");
+      ++i;
+      skip();
+    }
+    first = false;
+    if (expr.compare(i, 5, "(n+1)") == 0) {
+      i += 5;
+      b.a += power();
+    } else if (expr.compare(i, 7, "ln(n+1)") == 0) {
+      i += 7;
+      b.b += power();
+    } else {
+      b.c *= number();
+    }
+  }
+  if (!(b.c > 0) || !std::isfinite(b.c) || !std::isfinite(b.a) || !std::isfinite(b.b)) {
+    fail("the constant must be positive and finite");
+  }
+  return b;
+}
+
+}  // namespace softhat::compile

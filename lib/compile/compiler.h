@@ -1,0 +1,44 @@
+// Formula -> layer plan -> weights: the compiled softmax acceptor.
+//
+// The construction (paper-digest.md §3.5; proofs in compile/compiler.cc):
+// each temporal subformula is one attention head whose scores are distinct
+// multiples of a unit delta (1/(n+1) with bounded position embeddings, 1 with
+// unbounded ones), with BOS scoring strictly between the "stop" positions and
+// the rest, so the head's target is the nearest stop (rightmost for since,
+// leftmost for until) or BOS. With inverse temperature beta = c/delta the
+// weight off the target is at most 1/(e^c - 1); the rounding FFN
+// rho(a) = ReLU(2a - 1/2) - ReLU(2a - 3/2) maps [0, 1/4] to 0 and [3/4, 1]
+// to 1 exactly, so c > ln 5 makes every Boolean exact after every layer and
+// the transformer's verdict equals the formula's at every length.
+// c = 3 (leak <= 0.0524) leaves a margin of almost 5x.
+#pragma once
+
+#include <string>
+
+#include "compile/plan.h"
+#include "model/transformer.h"
+
+namespace softhat::compile {
+
+inline constexpr double kDefaultC = 3.0;
+
+struct CompileOptions {
+  PeMode pe = PeMode::kBounded;
+  double c = kDefaultC;
+};
+
+struct Compiled {
+  Plan plan;
+  model::Transformer model;
+};
+
+// Throws FragmentError for counting formulas.
+Compiled compile_formula(logic::Formula formula, const std::string& alphabet, const CompileOptions& options = {});
+
+// The weights of a plan.
+model::Transformer plan_to_model(const Plan& plan);
+
+// Parses --beta: "2", "3*(n+1)", "0.5*(n+1)^2*ln(n+1)", "ln(n+1)".
+model::BetaSchedule parse_beta(const std::string& expr);
+
+}  // namespace softhat::compile

@@ -1,0 +1,323 @@
+#include "compile/plan.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <unordered_map>
+
+#include "logic/print.h"
+
+namespace softhat::compile {
+
+const char* pe_name(PeMode pe) { return pe == PeMode::kBounded ? "bounded" : "unbounded"; }
+
+PeMode parse_pe(const std::string& name) {
+  if (name == "bounded") return PeMode::kBounded;
+  if (name == "unbounded") return PeMode::kUnbounded;
+  throw InputError(fmt::format("unknown --pe '{}' (known: bounded, unbounded)", name));
+}
+
+std::string LinearForm::describe(const std::vector<std::string>& coords) const {
+  if (terms.empty()) return "0";
+  std::string out;
+  for (const auto& [coord, coef] : terms) {
+    if (!out.empty()) out += coef < 0 ? " - " : " + ";
+    else if (coef < 0) out += "-";
+    const double mag = std::abs(coef);
+    out += mag == 1 ? coords[coord] : fmt::format("{}*{}", mag, coords[coord]);
+  }
+  return out;
+}
+
+int GlueOp::units() const {
+  switch (kind) {
+    case GlueKind::kNot:
+    case GlueKind::kAnd:
+    case GlueKind::kOr:
+    case GlueKind::kImplies:
+    case GlueKind::kValue: return 1;
+    case GlueKind::kIff:
+    case GlueKind::kRound:
+    case GlueKind::kStop: return 2;
+  }
+  return 0;
+}
+
+int Plan::heads() const {
+  int h = 0;
+  for (const PlannedLayer& l : layers) h += static_cast<int>(l.heads.size());
+  return h;
+}
+
+int Plan::ffn_units() const {
+  int u = 0;
+  for (const PlannedLayer& l : layers) {
+    for (const GlueOp& op : l.ffn) u += op.units();
+  }
+  return u;
+}
+
+namespace {
+
+const char* glue_name(GlueKind k) {
+  switch (k) {
+    case GlueKind::kNot: return "not";
+    case GlueKind::kAnd: return "and";
+    case GlueKind::kOr: return "or";
+    case GlueKind::kImplies: return "implies";
+    case GlueKind::kIff: return "iff";
+    case GlueKind::kRound: return "round";
+    case GlueKind::kStop: return "stop";
+    case GlueKind::kValue: return "value";
+  }
+  return "?";
+}
+
+// Builds the plan bottom-up. Each coordinate records when it is ready:
+// -1 for embeddings, L when written by layer L's FFN (a head's result is
+// rounded in its own layer's FFN, so it is ready at that layer too).
+class Builder {
+ public:
+  Builder(Plan& plan) : plan_(plan) {}
+
+  int coord(std::string label, int ready, int bos_value = -1) {
+    plan_.coords.push_back(std::move(label));
+    ready_.push_back(ready);
+    bos_value_.push_back(bos_value);
+    return static_cast<int>(plan_.coords.size()) - 1;
+  }
+
+  PlannedLayer& layer(int l) {
+    if (static_cast<int>(plan_.layers.size()) <= l) plan_.layers.resize(l + 1);
+    return plan_.layers[l];
+  }
+
+  int ready(int c) const { return ready_[c]; }
+
+  int zero() {
+    if (plan_.zero < 0) plan_.zero = coord("false", -1, 0);
+    return plan_.zero;
+  }
+
+  // A Boolean glue operation in the first FFN after its inputs are ready.
+  int glue(GlueKind kind, std::vector<int> inputs, const std::string& label) {
+    const std::string key = fmt::format("{}:{}", glue_name(kind), fmt::join(inputs, ","));
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    int l = 0;
+    for (int in : inputs) l = std::max(l, ready_[in] + 1);
+    const int target = coord(label, l);
+    layer(l).ffn.push_back(GlueOp{kind, target, std::move(inputs)});
+    memo_[key] = target;
+    return target;
+  }
+
+  // The value form: event at real positions, 0 at BOS. Affine when the event
+  // is an embedding coordinate with a known BOS value b: event - b * bos.
+  std::optional<LinearForm> affine_value(int event) const {
+    if (ready_[event] >= 0 || bos_value_[event] < 0) return std::nullopt;
+    LinearForm f;
+    f.terms.emplace_back(event, 1.0);
+    if (bos_value_[event] == 1) f.terms.emplace_back(plan_.bos, -1.0);
+    return f;
+  }
+
+  // The stop form: (not guard or event) at real positions, 0 at BOS. Affine
+  // for constant operands and for two letters (distinct letters exclude each
+  // other, so "not a or b" is "not a").
+  std::optional<LinearForm> affine_stop(int guard, int event) const {
+    const LinearForm always{{{plan_.one, 1.0}, {plan_.bos, -1.0}}};
+    if (guard == plan_.zero || event == plan_.one) return always;
+    if (guard == plan_.one) return affine_value(event);
+    if (is_token(guard) && (is_token(event) || event == plan_.zero)) {
+      if (guard == event) return always;
+      return LinearForm{{{plan_.one, 1.0}, {guard, -1.0}, {plan_.bos, -1.0}}};
+    }
+    return std::nullopt;
+  }
+
+  int temporal(bool since, int guard, int event, const std::string& label) {
+    const std::string key = fmt::format("{}:{},{}", since ? "S" : "U", guard, event);
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    std::optional<LinearForm> stop = affine_stop(guard, event);
+    std::optional<LinearForm> value = affine_value(event);
+    int l = std::max(ready_[guard], ready_[event]) + 1;  // the first layer whose attention may read them
+    if (!stop || !value) {
+      // Prepare the missing forms in the FFN of layer l; attend in layer l+1.
+      if (!stop) {
+        const int c = coord("stop:" + label, l);
+        layer(l).ffn.push_back(GlueOp{GlueKind::kStop, c, {guard, event}});
+        stop = LinearForm{{{c, 1.0}}};
+      }
+      if (!value) {
+        const int c = coord("value:" + label, l);
+        layer(l).ffn.push_back(GlueOp{GlueKind::kValue, c, {event}});
+        value = LinearForm{{{c, 1.0}}};
+      }
+      ++l;
+    }
+    PlannedHead head{since, label, *stop, *value};
+    head.raw = coord("att:" + label, l);
+    head.result = coord("sub:" + label, l);
+    layer(l).heads.push_back(head);
+    layer(l).ffn.push_back(GlueOp{GlueKind::kRound, head.result, {head.raw}});
+    memo_[key] = head.result;
+    return head.result;
+  }
+
+  bool is_token(int c) const {
+    for (const auto& [sym, t] : plan_.tokens) {
+      if (t == c) return true;
+    }
+    return false;
+  }
+
+  std::unordered_map<logic::Formula, int> done;
+
+ private:
+  Plan& plan_;
+  std::vector<int> ready_;
+  std::vector<int> bos_value_;  // value at BOS for embedding coordinates, -1 if not an embedding
+  std::unordered_map<std::string, int> memo_;
+};
+
+std::string sub_label(logic::Formula f) { return "sub:" + logic::to_string(f); }
+
+}  // namespace
+
+Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, double c) {
+  if (root->bits & logic::kCountBit) {
+    throw FragmentError(
+        "the formula uses counting terms (#): the compiler handles the LTL fragment (letters, boolean "
+        "connectives, Y O H S X F G U, first, last, mod) only");
+  }
+  Plan plan;
+  plan.alphabet = alphabet;
+  plan.formula = logic::to_string(root);
+  plan.pe = pe;
+  plan.c = c;
+  Builder b(plan);
+  plan.one = b.coord("one", -1, 1);
+  plan.bos = b.coord("bos", -1, 1);
+  for (char s : alphabet) plan.tokens[s] = b.coord(fmt::format("tok:{}", s), -1, 0);
+  if (pe == PeMode::kBounded) {
+    plan.pos_fraction = b.coord("pos:j/(n+1)", -1, 0);
+  } else {
+    plan.pos_index = b.coord("pos:j", -1, 0);
+    plan.pos_length = b.coord("pos:n", -1, -1);
+  }
+  // mod(m, r): one-hot features "j mod m", added once per m.
+  for (logic::Formula f : logic::subformulas(root)) {
+    if (f->op != logic::Op::kMod) continue;
+    const int m = static_cast<int>(f->m);
+    if (std::any_of(plan.mod_features.begin(), plan.mod_features.end(), [&](auto& p) { return p.first == m; })) {
+      continue;
+    }
+    int first = -1;
+    for (int r = 0; r < m; ++r) {
+      const int cc = b.coord(fmt::format("pos:j mod {}={}", m, r), -1, r == 0 ? 1 : 0);
+      if (r == 0) first = cc;
+    }
+    plan.mod_features.emplace_back(m, first);
+  }
+
+  using logic::Op;
+  std::function<int(logic::Formula)> build = [&](logic::Formula f) -> int {
+    if (auto it = b.done.find(f); it != b.done.end()) return it->second;
+    const logic::Node& n = *f;
+    const std::string label = logic::to_string(f);
+    auto kid = [&](int k) { return build(n.kids[k]); };
+    auto negation = [&](logic::Formula g) { return b.glue(GlueKind::kNot, {build(g)}, sub_label(logic::not_(g))); };
+    int out = -1;
+    switch (n.op) {
+      case Op::kTrue: out = plan.one; break;
+      case Op::kFalse: out = b.zero(); break;
+      case Op::kLetter: out = plan.tokens.at(n.letter); break;
+      case Op::kMod:
+        for (const auto& [m, first] : plan.mod_features) {
+          if (m == n.m) out = first + static_cast<int>(n.r);
+        }
+        break;
+      case Op::kNot: out = b.glue(GlueKind::kNot, {kid(0)}, "sub:" + label); break;
+      case Op::kAnd:
+      case Op::kOr: {
+        std::vector<int> in;
+        for (std::size_t k = 0; k < n.kids.size(); ++k) in.push_back(kid(static_cast<int>(k)));
+        out = b.glue(n.op == Op::kAnd ? GlueKind::kAnd : GlueKind::kOr, in, "sub:" + label);
+        break;
+      }
+      case Op::kImplies: out = b.glue(GlueKind::kImplies, {kid(0), kid(1)}, "sub:" + label); break;
+      case Op::kIff: out = b.glue(GlueKind::kIff, {kid(0), kid(1)}, "sub:" + label); break;
+      // Past: Y p = false S p, O p = true S p, H p = !O !p, first = !Y true.
+      case Op::kYesterday: out = b.temporal(true, b.zero(), kid(0), label); break;
+      case Op::kOnce: out = b.temporal(true, plan.one, kid(0), label); break;
+      case Op::kSince: out = b.temporal(true, kid(0), kid(1), label); break;
+      case Op::kHistorically: {
+        const logic::Formula inner = logic::once(logic::not_(n.kids[0]));
+        const int o = b.temporal(true, plan.one, negation(n.kids[0]), logic::to_string(inner));
+        out = b.glue(GlueKind::kNot, {o}, "sub:" + label);
+        break;
+      }
+      case Op::kFirst: {
+        const int y = b.temporal(true, b.zero(), plan.one, "Y true");
+        out = b.glue(GlueKind::kNot, {y}, "sub:first");
+        break;
+      }
+      // Future mirrors: X p = false U p, F p = true U p, G p = !F !p, last = !X true.
+      case Op::kNext: out = b.temporal(false, b.zero(), kid(0), label); break;
+      case Op::kEventually: out = b.temporal(false, plan.one, kid(0), label); break;
+      case Op::kUntil: out = b.temporal(false, kid(0), kid(1), label); break;
+      case Op::kGlobally: {
+        const logic::Formula inner = logic::eventually(logic::not_(n.kids[0]));
+        const int fo = b.temporal(false, plan.one, negation(n.kids[0]), logic::to_string(inner));
+        out = b.glue(GlueKind::kNot, {fo}, "sub:" + label);
+        break;
+      }
+      case Op::kLast: {
+        const int x = b.temporal(false, b.zero(), plan.one, "X true");
+        out = b.glue(GlueKind::kNot, {x}, "sub:last");
+        break;
+      }
+      case Op::kCompare: break;  // excluded above
+    }
+    b.done[f] = out;
+    return out;
+  };
+  plan.output = build(root);
+  return plan;
+}
+
+std::string Plan::describe() const {
+  std::string out;
+  out += fmt::format("formula      {}\n", formula);
+  out += fmt::format("alphabet     {}\n", alphabet);
+  out += fmt::format("pe           {} ({})\n", pe_name(pe),
+                     pe == PeMode::kBounded ? "j/(n+1)" : "j and n");
+  out += fmt::format("beta(n)      {}\n", pe == PeMode::kBounded ? fmt::format("{}*(n+1)", c) : fmt::format("{}", c));
+  out += fmt::format("size         {} layers, {} heads, width {}, {} FFN units\n", layers.size(), heads(),
+                     coords.size(), ffn_units());
+  out += fmt::format("residual     {}\n", fmt::join(coords, ", "));
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    out += fmt::format("layer {}\n", l);
+    for (std::size_t h = 0; h < layers[l].heads.size(); ++h) {
+      const PlannedHead& head = layers[l].heads[h];
+      out += fmt::format("  head {} {} {}: mask {}, {} hard; stop = {}; value = {} -> {}\n", h,
+                         head.since ? "since" : "until", head.label, head.since ? "strict-future" : "strict-past",
+                         head.since ? "rightmost" : "leftmost", head.stop.describe(coords),
+                         head.value.describe(coords), coords[head.raw]);
+    }
+    for (const GlueOp& op : layers[l].ffn) {
+      std::vector<std::string> in;
+      for (int i : op.inputs) in.push_back(coords[i]);
+      out += fmt::format("  ffn  {}({}) -> {}  [{} units]\n", glue_name(op.kind), fmt::join(in, ", "),
+                         coords[op.target], op.units());
+    }
+  }
+  out += fmt::format("output       {} >= 0.5 at position n (BOS for the empty word)\n", coords[output]);
+  return out;
+}
+
+}  // namespace softhat::compile
