@@ -381,7 +381,13 @@ struct Prepared {
     for (std::size_t li = 0; li < layers.size(); ++li) {
       const Layer& layer = layers[li];
       MatT delta = MatT::Zero(n_pos, cfg.d_model);
-      const MatD Xd = X.template cast<double>();
+      // Scores accumulate in double: in float runs the stream is cast once per layer.
+      MatD cast_copy;
+      if constexpr (!std::is_same_v<T, double>) cast_copy = X.template cast<double>();
+      const MatD& Xd = [&]() -> const MatD& {
+        if constexpr (std::is_same_v<T, double>) return X;
+        else return cast_copy;
+      }();
       for (std::size_t hi = 0; hi < layer.heads.size(); ++hi) {
         const Head& h = layer.heads[hi];
         const MatD Q = Xd * h.q.transpose();

@@ -1,0 +1,181 @@
+// The compiled transformer against the formula evaluator: random formulas
+// (past and future mixed, mod), every word up to length 8, both position-
+// embedding modes, softmax and hard attention; the linear scan against the
+// blocked path; the fixed-temperature ablation; the plan's sharing.
+#include <catch2/catch.hpp>
+
+#include "compile/compiler.h"
+#include "lang/catalog.h"
+#include "logic/eval.h"
+#include "logic/parse.h"
+#include "logic/print.h"
+#include "logic/random_formula.h"
+#include "model/forward.h"
+#include "util/random.h"
+#include "verify/words.h"
+
+using namespace softhat;
+
+namespace {
+std::vector<std::string> all_words(const std::string& alphabet, std::size_t max_len) {
+  std::vector<std::string> words;
+  verify::for_each_word(alphabet, max_len, [&](const std::string& w) {
+    words.push_back(w);
+    return true;
+  });
+  return words;
+}
+}  // namespace
+
+TEST_CASE("compiler: random formulas agree with the evaluator on every word to length 8", "[compile]") {
+  const std::vector<std::string> words = all_words("ab", 8);
+  std::mt19937_64 rng = derived_rng(17, "compile-random");
+  logic::RandomFormulaOptions o;
+  o.alphabet = "ab";
+  o.max_depth = 4;
+  o.modular = true;
+  int compiled = 0;
+  for (int k = 0; k < 520; ++k) {
+    const logic::Formula f = logic::random_formula(rng, o);
+    const compile::PeMode pe = k % 2 ? compile::PeMode::kUnbounded : compile::PeMode::kBounded;
+    const compile::Compiled c = compile::compile_formula(f, "ab", {pe, compile::kDefaultC});
+    const model::Engine engine(c.model);
+    model::RunOptions hard;
+    hard.mode = model::AttentionMode::kHard;
+    for (const std::string& w : words) {
+      const bool expected = logic::accepts(f, w);
+      const model::RunResult soft = engine.run(w);
+      INFO(logic::to_string(f) << " (" << compile::pe_name(pe) << ") on \"" << w << "\"");
+      REQUIRE(soft.accepted == expected);
+      REQUIRE(soft.output_margin == 0.5);  // every Boolean is exact
+      if (k % 5 == 0) REQUIRE(engine.run(w, hard).accepted == expected);
+    }
+    ++compiled;
+  }
+  CHECK(compiled == 520);
+}
+
+TEST_CASE("compiler: ternary alphabets, longer random words, both modes", "[compile]") {
+  std::mt19937_64 rng = derived_rng(23, "compile-long");
+  logic::RandomFormulaOptions o;
+  o.alphabet = "abc";
+  o.max_depth = 4;
+  for (int k = 0; k < 60; ++k) {
+    const logic::Formula f = logic::random_formula(rng, o);
+    for (compile::PeMode pe : {compile::PeMode::kBounded, compile::PeMode::kUnbounded}) {
+      const model::Engine engine(compile::compile_formula(f, "abc", {pe, compile::kDefaultC}).model);
+      for (std::size_t n : {50, 400}) {
+        const std::string w = verify::random_word(rng, "abc", n, static_cast<std::uint64_t>(k));
+        INFO(logic::to_string(f) << " on a word of length " << n);
+        REQUIRE(engine.run(w).accepted == logic::accepts(f, w));
+      }
+    }
+  }
+}
+
+TEST_CASE("compiler: the linear scan equals the blocked path on compiled models", "[compile][model]") {
+  std::mt19937_64 rng = derived_rng(29, "scan");
+  logic::RandomFormulaOptions o;
+  o.alphabet = "ab";
+  o.max_depth = 3;
+  double worst = 0;
+  for (int k = 0; k < 40; ++k) {
+    const logic::Formula f = logic::random_formula(rng, o);
+    const model::Engine engine(
+        compile::compile_formula(f, "ab", {k % 2 ? compile::PeMode::kUnbounded : compile::PeMode::kBounded, 3.0}).model);
+    const std::string w = verify::random_word(rng, "ab", 300, static_cast<std::uint64_t>(k));
+    model::RunOptions scan, blocked;
+    scan.keep_all_states = blocked.keep_all_states = true;
+    scan.trace = blocked.trace = true;
+    blocked.linear_scan = false;
+    blocked.query_block = 17;
+    blocked.key_block = 29;
+    const model::RunResult a = engine.run(w, scan), b = engine.run(w, blocked);
+    worst = std::max(worst, (a.states - b.states).cwiseAbs().maxCoeff());
+    CHECK(a.margins->min_target_mass == Approx(b.margins->min_target_mass).epsilon(1e-12));
+    CHECK(a.margins->min_gap == b.margins->min_gap);
+    CHECK(a.margins->rows == b.margins->rows);
+  }
+  CHECK(worst <= 1e-12);
+}
+
+TEST_CASE("compiler: a fixed temperature fails at large n, the schedule never does (Hahn)", "[compile]") {
+  const logic::Formula f = logic::parse("a S b", "abc");
+  const model::Engine engine(compile::compile_formula(f, "abc").model);
+  // Adversarial words: "b a^(n-2) c" (accepted: the b is the target, every a
+  // competes) and "c b a^(n-3) b"; plus random words.
+  auto first_failure = [&](const std::string& beta) {
+    model::RunOptions fixed;
+    fixed.beta = compile::parse_beta(beta);
+    std::mt19937_64 rng = derived_rng(31, "hahn");
+    for (std::size_t n = 3; n <= 1000; ++n) {
+      for (const std::string& w : {"b" + std::string(n - 2, 'a') + "c", "cb" + std::string(n - 3, 'a') + "b",
+                                   verify::random_word(rng, "abc", n, n)}) {
+        const bool expected = logic::accepts(f, w);
+        REQUIRE(engine.run(w).accepted == expected);  // the schedule beta = 3(n+1) never fails
+        if (engine.run(w, fixed).accepted != expected) return n;
+      }
+    }
+    return std::size_t{0};
+  };
+  // beta = 30 is right on every short word (all words to length 7) ...
+  model::RunOptions fixed30;
+  fixed30.beta = compile::parse_beta("30");
+  for (const std::string& w : all_words("abc", 7)) {
+    INFO(w);
+    REQUIRE(engine.run(w, fixed30).accepted == logic::accepts(f, w));
+  }
+  // ... and wrong on long ones: the score unit 1/(n+1) shrinks, beta does not.
+  const std::size_t n30 = first_failure("30");
+  INFO("beta = 30 first fails at n = " << n30);
+  CHECK(n30 > 7);
+  CHECK(n30 <= 1000);
+  // beta = 1 fails almost at once (beta/(n+1) < ln 5 already at n = 1).
+  const std::size_t n1 = first_failure("1");
+  CHECK(n1 > 0);
+  CHECK(n1 <= 10);
+}
+
+TEST_CASE("compiler: shared subformulas are computed once; parallel heads share a layer", "[compile]") {
+  const logic::Formula f = logic::parse("(b & Y a) | O(b & Y a)", "ab");
+  const compile::Plan p = compile::compile_formula(f, "ab").plan;
+  int y_heads = 0;
+  for (const auto& layer : p.layers) {
+    for (const auto& h : layer.heads) y_heads += h.label == "Y a";
+  }
+  CHECK(y_heads == 1);
+  const compile::Plan q = compile::compile_formula(logic::parse("Y a & X b & O a & F b", "ab"), "ab").plan;
+  REQUIRE(!q.layers.empty());
+  CHECK(q.layers[0].heads.size() == 4);  // four independent heads, one layer
+  CHECK(q.describe().find("head 3") != std::string::npos);
+}
+
+TEST_CASE("compiler: counting formulas are refused; --beta parses", "[compile]") {
+  CHECK_THROWS_AS(compile::compile_formula(logic::parse("#a > #b", "ab"), "ab"), compile::FragmentError);
+  CHECK(compile::parse_beta("1").describe() == "1");
+  CHECK(compile::parse_beta("3*(n+1)").describe() == "3*(n+1)");
+  const auto b = compile::parse_beta("0.5 * (n+1)^2 * ln(n+1)");
+  CHECK(b.c == 0.5);
+  CHECK(b.a == 2);
+  CHECK(b.b == 1);
+  CHECK_THROWS_WITH(compile::parse_beta("n"), Catch::StartsWith("--beta 'n': expected a number at 0"));
+  CHECK_THROWS_AS(compile::parse_beta("-1"), InputError);
+  CHECK_THROWS_AS(compile::parse_beta(""), InputError);
+}
+
+TEST_CASE("compiler: every catalogue formula in the fragment compiles and agrees", "[compile]") {
+  const lang::Catalog catalog = lang::Catalog::builtin();
+  int checked = 0;
+  for (const lang::Language& l : catalog.languages()) {
+    if (!l.formula || ((*l.formula)->bits & logic::kCountBit)) continue;
+    for (compile::PeMode pe : {compile::PeMode::kBounded, compile::PeMode::kUnbounded}) {
+      const model::Engine engine(compile::compile_formula(*l.formula, l.alphabet(), {pe, 3.0}).model);
+      for (const std::string& w : all_words(l.alphabet(), verify::default_max_len(l.alphabet().size()) - 2)) {
+        INFO(l.name() << " " << compile::pe_name(pe) << " \"" << w << "\"");
+        REQUIRE(engine.run(w).accepted == logic::accepts(*l.formula, w));
+      }
+    }
+    ++checked;
+  }
+  CHECK(checked >= 20);
+}
