@@ -44,6 +44,16 @@ def main():
     subprocess.run([args.make_models, args.workdir, str(args.models), "7"], check=True)
     paths = [os.path.join(args.workdir, f"random_{k}.safetensors") for k in range(args.models)]
     paths += args.extra_model
+    # Every compilable catalogue language, in both position-embedding modes.
+    catalogue = {}
+    listing = subprocess.run([args.cli, "list"], capture_output=True, text=True, check=True).stdout.splitlines()[1:]
+    for name in (line.split()[0] for line in listing):
+        for pe in ("bounded", "unbounded"):
+            path = os.path.join(args.workdir, f"{name}-{pe}.safetensors")
+            c = subprocess.run([args.cli, "compile", name, "--pe", pe, "-o", path], capture_output=True, text=True)
+            if c.returncode == 0:
+                catalogue[path] = (name, pe)
+    paths += list(catalogue)
     rng = random.Random(1234)
     passed = failed = 0
     worst = 0.0
@@ -61,6 +71,14 @@ def main():
                 continue
             records = [json.loads(line) for line in out.stdout.splitlines()]
             assert len(records) == len(words), (len(records), len(words))
+            if path in catalogue and mode == "softmax":
+                name, pe = catalogue[path]
+                cls = subprocess.run([args.cli, "classify", name, "--pe", pe], input="\n".join(words) + "\n",
+                                     capture_output=True, text=True, check=True)
+                verdicts = [line.split("\t")[1] == "TRUE" for line in cls.stdout.splitlines()]
+                if verdicts != [r["accepted"] for r in records]:
+                    failed += 1
+                    print(f"FAIL {name} ({pe}): classify and run --model disagree")
             for word, rec in zip(words, records):
                 if args.backend == "numpy":
                     states = sm.numpy_forward(model, word, mode)
@@ -78,7 +96,7 @@ def main():
                     failed += 1
                     print(f"FAIL {os.path.basename(path)} {mode} word={word!r}: max abs diff {diff:.3e}, "
                           f"accepted C++={rec['accepted']} {args.backend}={accepted}")
-    print(f"{args.backend} parity: {len(paths)} models, worst max abs difference {worst:.3e} (tolerance {TOL})")
+    print(f"{args.backend} parity: {len(paths)} models ({len(catalogue)} compiled catalogue models), worst max abs difference {worst:.3e} (tolerance {TOL})")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
