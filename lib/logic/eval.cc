@@ -4,22 +4,8 @@
 
 namespace softhat::logic {
 namespace {
-
 using Bits = std::vector<std::uint8_t>;
 using Wide = __int128;  // counts times coefficients never overflow (|coefficient| <= 1e9)
-
-bool compare_wide(Wide a, Cmp cmp, Wide b) {
-  switch (cmp) {
-    case Cmp::kLt: return a < b;
-    case Cmp::kLe: return a <= b;
-    case Cmp::kGt: return a > b;
-    case Cmp::kGe: return a >= b;
-    case Cmp::kEq: return a == b;
-    case Cmp::kNe: return a != b;
-  }
-  return false;
-}
-
 }  // namespace
 
 Evaluation::Evaluation(Formula root, std::string_view word) : order_(subformulas(root)) {
@@ -129,7 +115,7 @@ Evaluation::Evaluation(Formula root, std::string_view word) : order_(subformulas
             }
           }
         }
-        for (std::size_t i = 0; i < n; ++i) v[i] = compare_wide(lhs[i], node.cmp, rhs[i]);
+        for (std::size_t i = 0; i < n; ++i) v[i] = compare_ints<Wide>(lhs[i], node.cmp, rhs[i]);
         break;
       }
     }
@@ -175,7 +161,7 @@ bool holds_on_empty_word(Formula root) {
       case Op::kImplies: v = !value.at(node.kids[0]) || value.at(node.kids[1]); break;
       case Op::kIff: v = value.at(node.kids[0]) == value.at(node.kids[1]); break;
       case Op::kCompare:  // every count is 0
-        v = compare_wide(node.lhs.constant, node.cmp, node.rhs.constant);
+        v = compare_ints<Wide>(node.lhs.constant, node.cmp, node.rhs.constant);
         break;
     }
     value[f] = v;

@@ -214,27 +214,14 @@ Term normalize(Term t) {
   return out;
 }
 
-namespace {
-bool compare_values(std::int64_t a, Cmp cmp, std::int64_t b) {
-  switch (cmp) {
-    case Cmp::kLt: return a < b;
-    case Cmp::kLe: return a <= b;
-    case Cmp::kGt: return a > b;
-    case Cmp::kGe: return a >= b;
-    case Cmp::kEq: return a == b;
-    case Cmp::kNe: return a != b;
-  }
-  return false;
-}
-}  // namespace
 
 Formula compare(Term lhs, Cmp cmp, Term rhs) {
   lhs = normalize(std::move(lhs));
   rhs = normalize(std::move(rhs));
   if (lhs.is_constant() && rhs.is_constant()) {
-    return make_bool(compare_values(lhs.constant, cmp, rhs.constant));
+    return make_bool(compare_ints<std::int64_t>(lhs.constant, cmp, rhs.constant));
   }
-  if (lhs == rhs) return make_bool(compare_values(0, cmp, 0));
+  if (lhs == rhs) return make_bool(compare_ints<std::int64_t>(0, cmp, 0));
   Node n;
   n.op = Op::kCompare;
   n.cmp = cmp;

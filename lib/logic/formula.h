@@ -133,6 +133,20 @@ Term normalize(Term t);
 // parents; the root is last.
 std::vector<Formula> subformulas(Formula root);
 
+// The integer comparison `a cmp b` (int64 in the factories, 128-bit in the evaluator).
+template <typename Int>
+bool compare_ints(Int a, Cmp cmp, Int b) {
+  switch (cmp) {
+    case Cmp::kLt: return a < b;
+    case Cmp::kLe: return a <= b;
+    case Cmp::kGt: return a > b;
+    case Cmp::kGe: return a >= b;
+    case Cmp::kEq: return a == b;
+    case Cmp::kNe: return a != b;
+  }
+  return false;
+}
+
 Fragment fragment(Formula f);
 const char* fragment_name(Fragment f);
 const char* cmp_symbol(Cmp c);

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/app.h"
+#include "cli/cli_helpers.h"
 #include "io/file_util.h"
 #include "lang/catalog.h"
 #include "logic/eval.h"
@@ -15,22 +15,9 @@
 using namespace softhat;
 
 namespace {
-struct Result {
-  int status;
-  std::string out, err;
-};
-Result run(const std::vector<std::string>& args, const std::string& input = "") {
-  std::istringstream in(input);
-  std::ostringstream out, err;
-  const int status = cli::run(args, in, out, err);
-  return {status, out.str(), err.str()};
-}
-std::vector<std::string> lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
+using Result = softhat::test::CliResult;
+Result run(const std::vector<std::string>& args, const std::string& input = "") { return softhat::test::run_cli(args, input); }
+constexpr auto lines = softhat::test::lines_of;
 }  // namespace
 
 TEST_CASE("classify: verdicts equal the evaluator's; bad input stays in place", "[cli][classify]") {

@@ -3,19 +3,11 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "cli/app.h"
+#include "cli/cli_helpers.h"
 
 namespace {
-struct Result {
-  int status;
-  std::string out, err;
-};
-Result run(const std::vector<std::string>& args, const std::string& input = "") {
-  std::istringstream in(input);
-  std::ostringstream out, err;
-  const int status = softhat::cli::run(args, in, out, err);
-  return {status, out.str(), err.str()};
-}
+using Result = softhat::test::CliResult;
+Result run(const std::vector<std::string>& args, const std::string& input = "") { return softhat::test::run_cli(args, input); }
 }  // namespace
 
 TEST_CASE("cli: check --all agrees on every catalogue language", "[cli]") {

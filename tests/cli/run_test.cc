@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/app.h"
+#include "cli/cli_helpers.h"
 #include "io/model_file.h"
 #include "model/forward.h"
 #include "model/random_model.h"
@@ -15,16 +15,8 @@
 using namespace softhat;
 
 namespace {
-struct Result {
-  int status;
-  std::string out, err;
-};
-Result run(const std::vector<std::string>& args, const std::string& input) {
-  std::istringstream in(input);
-  std::ostringstream out, err;
-  const int status = cli::run(args, in, out, err);
-  return {status, out.str(), err.str()};
-}
+using Result = softhat::test::CliResult;
+Result run(const std::vector<std::string>& args, const std::string& input = "") { return softhat::test::run_cli(args, input); }
 
 struct TempModel {
   std::filesystem::path path;
@@ -38,12 +30,7 @@ struct TempModel {
   ~TempModel() { std::filesystem::remove(path); }
 };
 
-std::vector<std::string> lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
+constexpr auto lines = softhat::test::lines_of;
 }  // namespace
 
 TEST_CASE("run: TSV verdicts in input order; bad lines in place; exit 2 at the end", "[cli][run]") {
