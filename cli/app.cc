@@ -58,7 +58,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   app.footer(
       "Exit status: 0 success, 1 a verification found a disagreement, 2 usage or input error, "
       "3 internal error.");
-  Context ctx{in, out, err, {}};
+  Context ctx{in, out, err, {}, args};
   app.add_option("--catalog", ctx.catalogs, "add the *.toml languages of this folder")->check(CLI::ExistingDirectory);
   Runner runner;
   setup_list(app, runner);
@@ -69,6 +69,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_classify(app, runner);
   setup_verify(app, runner);
   setup_analyze(app, runner);
+  setup_generate(app, runner);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

@@ -7,6 +7,9 @@
 
 #include "cli/command.h"
 #include "lang/describe.h"
+#include "automata/dfa.h"
+#include "automata/monoid.h"
+#include "corpus/generate.h"
 #include "logic/print.h"
 
 namespace softhat::cli {
@@ -27,6 +30,8 @@ void setup_analyze(CLI::App& app, Runner& runner) {
     runner = [args](Context& ctx) {
       const lang::Language language = select_one(ctx, args->selection);
       ctx.out << fmt::format("fragment     {}\n", logic::fragment_name(logic::fragment(*language.formula)));
+      ctx.out << lang::describe_automaton(language);
+      ctx.out << fmt::format("sampling     {}\n", corpus::sampling_method(language));
       try {
         const compile::Compiled c =
             compile::compile_formula(*language.formula, language.alphabet(), args->compile.options());

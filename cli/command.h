@@ -21,6 +21,7 @@ struct Context {
   std::ostream& out;
   std::ostream& err;
   std::vector<std::string> catalogs;  // --catalog DIR, repeatable
+  std::vector<std::string> args;      // the command line (for manifests)
   lang::Catalog load_catalog() const;
 };
 
@@ -37,6 +38,7 @@ void setup_compile(CLI::App& app, Runner& runner);
 void setup_classify(CLI::App& app, Runner& runner);
 void setup_verify(CLI::App& app, Runner& runner);
 void setup_analyze(CLI::App& app, Runner& runner);
+void setup_generate(CLI::App& app, Runner& runner);
 
 // --pe and --beta, shared by the commands that compile.
 struct CompileArgs {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "automata/dfa.h"
+#include "automata/monoid.h"
 #include "logic/parse.h"
 #include "logic/print.h"
 
@@ -47,6 +49,31 @@ std::string describe_language(const Language& l) {
   line("description", l.spec.description.empty() ? "-" : l.spec.description);
   line("reference", l.spec.reference.empty() ? "-" : l.spec.reference);
   line("source", l.spec.source);
+  return out;
+}
+
+}  // namespace softhat::lang
+
+namespace softhat::lang {
+
+std::string describe_automaton(const Language& l) {
+  if (!l.formula) return "dfa          - (no formula)\n";
+  if ((*l.formula)->bits & logic::kCountBit) return "dfa          - (counting terms: not regular in general)\n";
+  std::string out;
+  try {
+    const automata::Dfa dfa = automata::dfa_from_formula(*l.formula, l.alphabet());
+    out += fmt::format("dfa          {} states (minimal, complete)\n", dfa.states());
+    const automata::MonoidReport m = automata::analyze_monoid(dfa);
+    out += fmt::format("monoid       {} elements\n", m.size);
+    if (m.aperiodic) {
+      out += "star-free    yes (the transition monoid is aperiodic)\n";
+    } else {
+      out += fmt::format("star-free    no: w = \"{}\" has w^{} != w^{} in the monoid (period {})\n",
+                         m.witness->word, m.witness->index, m.witness->index + 1, m.witness->period);
+    }
+  } catch (const automata::LimitError& e) {
+    out += fmt::format("dfa          not built: {}\n", e.what());
+  }
   return out;
 }
 

@@ -9,5 +9,7 @@ namespace softhat::lang {
 
 std::string format_catalog_table(const Catalog& catalog);
 std::string describe_language(const Language& language);
+// DFA size, monoid size, star-free certificate or witness (formula languages).
+std::string describe_automaton(const Language& language);
 
 }  // namespace softhat::lang

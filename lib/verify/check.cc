@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <memory>
+
+#include "automata/dfa.h"
 #include "logic/eval.h"
 #include "util/error.h"
 #include "verify/words.h"
@@ -22,6 +25,15 @@ std::vector<VerdictSource> verdict_sources(const lang::Language& language) {
   if (language.checker) {
     const oracle::Checker* ch = &*language.checker;
     out.push_back({"checker", [ch](std::string_view w) { return ch->accepts(w); }});
+  }
+  // The minimal DFA built from the formula: a third, independent oracle for
+  // every regular language (skipped, silently, past the state limit).
+  if (language.formula && !((*language.formula)->bits & logic::kCountBit)) {
+    try {
+      auto dfa = std::make_shared<automata::Dfa>(automata::dfa_from_formula(*language.formula, language.alphabet()));
+      out.push_back({"dfa", [dfa](std::string_view w) { return dfa->accepts(w); }});
+    } catch (const automata::LimitError&) {
+    }
   }
   return out;
 }

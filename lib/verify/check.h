@@ -21,7 +21,8 @@ struct VerdictSource {
   std::function<bool(std::string_view)> accepts;
 };
 
-// formula (evaluator), regex, checker, in that order, as the language has them.
+// formula (evaluator), regex, checker, dfa (minimal DFA built from the
+// formula), in that order, as the language has them.
 std::vector<VerdictSource> verdict_sources(const lang::Language& language);
 
 struct CheckOptions {

@@ -1,0 +1,85 @@
+// softhat generate: balanced, reproducible corpora with length splits and
+// near-miss negatives.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <memory>
+#include <ostream>
+#include <thread>
+
+#include "cli/command.h"
+#include "corpus/output.h"
+#include "logic/print.h"
+#include "util/error.h"
+
+namespace softhat::cli {
+
+namespace {
+struct Args {
+  lang::Selection selection;
+  std::string lengths;
+  std::vector<std::string> splits;
+  corpus::GenerateOptions options;
+  std::string negatives = "uniform";
+  std::string format = "tsv";
+  std::string out;
+};
+}  // namespace
+
+void setup_generate(CLI::App& app, Runner& runner) {
+  CLI::App* sub = app.add_subcommand("generate", "generate a labelled corpus (balanced, uniform, with splits)");
+  auto args = std::make_shared<Args>();
+  add_selection(sub, args->selection, false);
+  sub->add_option("--lengths", args->lengths, "lengths A-B (one split named 'all')");
+  sub->add_option("--split", args->splits, "NAME:A-B, repeatable (e.g. --split train:20-29 --split test:31-50)");
+  sub->add_option("--per-length", args->options.per_length, "positives and negatives per length (default 100)");
+  sub->add_flag("--balance,!--natural", args->options.balance,
+                "balanced positives/negatives (default); --natural: uniform words, labelled");
+  sub->add_option("--negatives", args->negatives, "uniform (default) or border (edit distance 1 from a positive)")
+      ->check(CLI::IsMember({"uniform", "border"}));
+  sub->add_option("--seed", args->options.seed, "random seed (fixed default)");
+  sub->add_option("--threads", args->options.threads, "worker threads (output is identical for any count)")
+      ->check(CLI::Range(1, 256));
+  sub->add_option("--format", args->format, "tsv (word, TRUE/FALSE) or jsonl")->check(CLI::IsMember({"tsv", "jsonl"}));
+  sub->add_option("--out", args->out, "write DIR/<split>.<format> and DIR/manifest.json instead of stdout");
+  sub->add_option("--max-states", args->options.max_states, "DFA state limit (default 1,000,000)");
+  sub->callback([&runner, args] {
+    runner = [args](Context& ctx) {
+      if (args->selection.all || args->selection.names.size() > 1) throw InputError("generate takes one language");
+      const std::vector<lang::Language> langs = lang::select_languages(ctx.load_catalog(), args->selection);
+      const lang::Language& language = langs[0];
+      if (!args->lengths.empty()) args->options.splits.push_back(corpus::parse_split(args->lengths));
+      for (const std::string& s : args->splits) args->options.splits.push_back(corpus::parse_split(s));
+      for (std::size_t i = 0; i < args->options.splits.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+          if (args->options.splits[i].name == args->options.splits[j].name) {
+            throw InputError(fmt::format("split '{}' is given twice", args->options.splits[i].name));
+          }
+        }
+      }
+      args->options.negatives = args->negatives == "border" ? corpus::Negatives::kBorder : corpus::Negatives::kUniform;
+      const io::WordFormat format = io::parse_word_format(args->format);
+      const corpus::Corpus c = corpus::generate_corpus(language, args->options);
+      for (const corpus::Shortage& s : c.shortages) {
+        ctx.err << fmt::format("softhat: split {} length {}: found {} {} words of the {} wanted\n", s.split, s.length,
+                               s.got, s.kind, s.wanted);
+      }
+      if (args->out.empty()) {
+        for (std::size_t s = 0; s < c.splits.size(); ++s) {
+          ctx.out << corpus::format_split(c.splits[s], args->options.splits[s].name, format);
+        }
+        return 0;
+      }
+      corpus::ManifestInfo info{language.name(), language.alphabet(),
+                                language.formula ? logic::to_string(*language.formula) : "",
+                                fmt::format("softhat {}", fmt::join(ctx.args, " ")), &args->options, format};
+      corpus::write_corpus_dir(c, args->out, info);
+      std::size_t total = 0;
+      for (const auto& s : c.splits) total += s.size();
+      ctx.err << fmt::format("softhat: wrote {} words in {} splits to {}\n", total, c.splits.size(), args->out);
+      return 0;
+    };
+  });
+}
+
+}  // namespace softhat::cli

@@ -1,0 +1,78 @@
+#include "automata/border.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace softhat::automata {
+
+Dfa border_positives(const Dfa& dfa, std::size_t max_states) {
+  const std::size_t k = dfa.alphabet.size();
+  // NFA state (q, e): y read so far leads the DFA to q, e = edits used (0/1),
+  // where y is x with at most one edit. A product state is (state of x in
+  // the DFA, sorted set of NFA states), encoded as a vector: [x, q0, e0, ...].
+  using Key = std::vector<std::int32_t>;
+  auto closure = [&](std::vector<std::pair<std::int32_t, std::int32_t>>& set) {
+    // Deletion from x is insertion into y: y may take any extra symbol.
+    const std::size_t size = set.size();
+    for (std::size_t i = 0; i < size; ++i) {
+      if (set[i].second != 0) continue;
+      for (std::size_t c = 0; c < k; ++c) set.emplace_back(dfa.next(set[i].first, c), 1);
+    }
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+  };
+  auto encode = [](std::int32_t x, const std::vector<std::pair<std::int32_t, std::int32_t>>& set) {
+    Key key{x};
+    for (const auto& [q, e] : set) {
+      key.push_back(q);
+      key.push_back(e);
+    }
+    return key;
+  };
+  std::vector<std::pair<std::int32_t, std::int32_t>> start{{dfa.start, 0}};
+  closure(start);
+  std::map<Key, std::int32_t> ids;
+  std::vector<Key> keys;
+  Dfa out;
+  out.alphabet = dfa.alphabet;
+  auto intern = [&](const Key& key) {
+    auto [it, fresh] = ids.emplace(key, static_cast<std::int32_t>(keys.size()));
+    if (fresh) {
+      if (keys.size() >= max_states) {
+        throw LimitError(fmt::format("the border automaton exceeds {} states; raise --max-states", max_states));
+      }
+      keys.push_back(key);
+      // Accept: x in L, and some y within one edit is outside L.
+      bool outside = false;
+      for (std::size_t i = 1; i < key.size(); i += 2) outside = outside || !dfa.accepting[key[i]];
+      out.accepting.push_back(dfa.accepting[key[0]] && outside);
+      out.transitions.resize(keys.size() * k, -1);
+    }
+    return it->second;
+  };
+  out.start = intern(encode(dfa.start, start));
+  for (std::size_t s = 0; s < keys.size(); ++s) {
+    for (std::size_t a = 0; a < k; ++a) {
+      const Key key = keys[s];  // copy: intern may grow `keys`
+      std::vector<std::pair<std::int32_t, std::int32_t>> next;
+      for (std::size_t i = 1; i < key.size(); i += 2) {
+        const std::int32_t q = key[i], e = key[i + 1];
+        next.emplace_back(dfa.next(q, a), e);  // match
+        if (e == 0) {
+          for (std::size_t c = 0; c < k; ++c) {
+            if (c != a) next.emplace_back(dfa.next(q, c), 1);  // substitution
+          }
+          next.emplace_back(q, 1);  // x's symbol is an insertion: y skips it
+        }
+      }
+      closure(next);
+      out.transitions[s * k + a] = intern(encode(dfa.next(key[0], a), next));
+    }
+  }
+  return minimize(out);
+}
+
+}  // namespace softhat::automata

@@ -1,0 +1,263 @@
+#include "automata/dfa.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <numeric>
+#include <unordered_map>
+
+#include "logic/eval.h"
+
+namespace softhat::automata {
+
+bool Dfa::accepts(std::string_view word) const {
+  std::int32_t q = start;
+  for (char c : word) {
+    const std::size_t k = alphabet.find(c);
+    if (k == std::string::npos) return false;
+    q = next(q, k);
+  }
+  return accepting[q] != 0;
+}
+
+Dfa Dfa::complement() const {
+  Dfa d = *this;
+  for (auto& a : d.accepting) a = !a;
+  return d;
+}
+
+namespace {
+
+using logic::Formula;
+using logic::Op;
+
+// Index of subformulas, children first; which ones are guessed (future).
+struct Closure {
+  std::vector<Formula> order;
+  std::unordered_map<Formula, int> index;
+  std::vector<int> future;  // indices of X F G U last
+  std::int64_t period = 1;  // lcm of the mod moduli
+
+  explicit Closure(Formula root) : order(logic::subformulas(root)) {
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      index[order[i]] = static_cast<int>(i);
+      const Op op = order[i]->op;
+      if (logic::is_future(op) || op == Op::kLast) future.push_back(static_cast<int>(i));
+      if (op == Op::kMod) period = std::lcm(period, order[i]->m);
+      if (period > 1'000'000) throw InputError("the mod predicates' period (lcm of their moduli) exceeds 1,000,000");
+    }
+  }
+  int at(Formula f) const { return index.at(f); }
+};
+
+// An NFA state: truth values of every subformula at the current position,
+// then the position modulo the period (as 8 bytes), as a byte string.
+using State = std::string;
+
+std::int64_t counter_of(const State& s, std::size_t n) {
+  std::int64_t c = 0;
+  for (int b = 0; b < 8; ++b) c |= static_cast<std::int64_t>(static_cast<unsigned char>(s[n + b])) << (8 * b);
+  return c;
+}
+
+class Builder {
+ public:
+  Builder(const Closure& c, const std::string& alphabet) : c_(c), alphabet_(alphabet) {}
+
+  // All consistent valuations at position i+1 (i = 0: the first position)
+  // after reading `letter`, given the valuation at i (null at i = 0).
+  void successors(const State* prev, char letter, std::vector<State>& out) const {
+    const std::size_t n = c_.order.size();
+    const std::int64_t pos = prev ? counter_of(*prev, n) + 1 : 1;
+    const std::size_t k = c_.future.size();
+    if (k > 24) throw LimitError("the formula has more than 24 future operators: its tableau is too large");
+    State v(n + 8, '\0');
+    for (std::uint64_t guess = 0; guess < (std::uint64_t{1} << k); ++guess) {
+      for (std::size_t g = 0; g < k; ++g) v[c_.future[g]] = static_cast<char>((guess >> g) & 1);
+      if (!fill(prev, letter, pos, v)) continue;
+      if (prev && !consistent(*prev, v)) continue;
+      const std::int64_t counter = pos % c_.period;
+      for (int b = 0; b < 8; ++b) v[n + b] = static_cast<char>((counter >> (8 * b)) & 0xff);
+      out.push_back(v);
+    }
+  }
+
+  // Does the valuation fit the end of the word, and does the root hold?
+  bool accepting(const State& v) const {
+    for (int f : c_.future) {
+      const logic::Node& node = *c_.order[f];
+      const bool end_value = node.op == Op::kGlobally || node.op == Op::kLast;
+      if (v[f] != end_value) return false;
+    }
+    return v[c_.order.size() - 1] != 0;
+  }
+
+ private:
+  // Computes the non-guessed values at position pos from the letter, the
+  // previous valuation and the guesses; false if a guess is impossible here.
+  bool fill(const State* prev, char letter, std::int64_t pos, State& v) const {
+    for (std::size_t i = 0; i < c_.order.size(); ++i) {
+      const logic::Node& node = *c_.order[i];
+      auto val = [&](int k) { return v[c_.at(node.kids[k])] != 0; };
+      auto before = [&](Formula f) { return prev && (*prev)[c_.at(f)] != 0; };
+      bool x = false;
+      switch (node.op) {
+        case Op::kTrue: x = true; break;
+        case Op::kFalse: x = false; break;
+        case Op::kLetter: x = node.letter == letter; break;
+        case Op::kFirst: x = prev == nullptr; break;
+        case Op::kMod: x = pos % node.m == node.r; break;
+        case Op::kNot: x = !val(0); break;
+        case Op::kAnd:
+          x = true;
+          for (std::size_t k = 0; k < node.kids.size(); ++k) x = x && val(static_cast<int>(k));
+          break;
+        case Op::kOr:
+          for (std::size_t k = 0; k < node.kids.size(); ++k) x = x || val(static_cast<int>(k));
+          break;
+        case Op::kImplies: x = !val(0) || val(1); break;
+        case Op::kIff: x = val(0) == val(1); break;
+        case Op::kYesterday: x = before(node.kids[0]); break;
+        case Op::kOnce: x = prev && (before(node.kids[0]) || before(c_.order[i])); break;
+        case Op::kHistorically: x = !prev || (before(node.kids[0]) && before(c_.order[i])); break;
+        case Op::kSince:
+          x = prev && (before(node.kids[1]) || (before(node.kids[0]) && before(c_.order[i])));
+          break;
+        case Op::kNext:
+        case Op::kEventually:
+        case Op::kGlobally:
+        case Op::kUntil:
+        case Op::kLast: continue;  // guessed
+        case Op::kCompare: throw InputError("counting terms have no finite automaton");
+      }
+      v[i] = x;
+    }
+    return true;
+  }
+
+  // The future values guessed at the previous position, checked now.
+  bool consistent(const State& prev, const State& v) const {
+    for (int f : c_.future) {
+      const logic::Node& node = *c_.order[f];
+      auto now = [&](Formula g) { return v[c_.at(g)] != 0; };
+      bool required = false;
+      switch (node.op) {
+        case Op::kNext: required = now(node.kids[0]); break;
+        case Op::kEventually: required = now(node.kids[0]) || now(c_.order[f]); break;
+        case Op::kGlobally: required = now(node.kids[0]) && now(c_.order[f]); break;
+        case Op::kUntil: required = now(node.kids[1]) || (now(node.kids[0]) && now(c_.order[f])); break;
+        case Op::kLast: required = false; break;  // a next position exists
+        default: break;
+      }
+      if ((prev[f] != 0) != required) return false;
+    }
+    return true;
+  }
+
+  const Closure& c_;
+  const std::string& alphabet_;
+};
+
+}  // namespace
+
+Dfa dfa_from_formula(logic::Formula formula, const std::string& alphabet, std::size_t max_states) {
+  if (formula->bits & logic::kCountBit) {
+    throw InputError("the formula uses counting terms (#): it has no finite automaton in general");
+  }
+  const Closure closure(formula);
+  const Builder builder(closure, alphabet);
+  const std::size_t k = alphabet.size();
+  // DFA states are sorted sets of NFA states; id 0 is the start (position 0).
+  std::map<std::vector<State>, std::int32_t> ids;
+  std::vector<std::vector<State>> sets;
+  Dfa dfa;
+  dfa.alphabet = alphabet;
+  sets.push_back({});  // the start state: a special empty set tagged below
+  dfa.accepting.push_back(logic::holds_on_empty_word(formula));
+  dfa.transitions.assign(k, -1);
+  auto intern = [&](std::vector<State> set) -> std::int32_t {
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+    auto [it, inserted] = ids.emplace(set, static_cast<std::int32_t>(sets.size()));
+    if (inserted) {
+      if (sets.size() >= max_states) {
+        throw LimitError(fmt::format("the DFA exceeds {} states; raise --max-states", max_states));
+      }
+      bool acc = false;
+      for (const State& s : set) acc = acc || builder.accepting(s);
+      sets.push_back(set);
+      dfa.accepting.push_back(acc);
+      dfa.transitions.resize(sets.size() * k, -1);
+    }
+    return it->second;
+  };
+  std::vector<State> next;
+  for (std::size_t q = 0; q < sets.size(); ++q) {
+    for (std::size_t a = 0; a < k; ++a) {
+      next.clear();
+      if (q == 0) {
+        builder.successors(nullptr, alphabet[a], next);
+      } else {
+        for (const State& s : sets[q]) builder.successors(&s, alphabet[a], next);
+      }
+      const std::int32_t target = intern(next);  // (may reallocate sets: index, not reference)
+      dfa.transitions[q * k + a] = target;
+    }
+  }
+  return minimize(dfa);
+}
+
+Dfa minimize(const Dfa& dfa) {
+  const std::size_t k = dfa.alphabet.size();
+  // Reachable states from the start.
+  std::vector<std::int32_t> reach_id(dfa.states(), -1), order;
+  reach_id[dfa.start] = 0;
+  order.push_back(dfa.start);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    for (std::size_t a = 0; a < k; ++a) {
+      const std::int32_t t = dfa.next(order[i], a);
+      if (reach_id[t] < 0) {
+        reach_id[t] = static_cast<std::int32_t>(order.size());
+        order.push_back(t);
+      }
+    }
+  }
+  const std::size_t n = order.size();
+  // Moore: refine by (class, classes of the successors) until stable.
+  std::vector<std::int32_t> cls(n);
+  for (std::size_t i = 0; i < n; ++i) cls[i] = dfa.accepting[order[i]] ? 1 : 0;
+  std::size_t classes = 0;
+  while (true) {
+    std::map<std::vector<std::int32_t>, std::int32_t> signature;
+    std::vector<std::int32_t> next_cls(n);
+    std::vector<std::int32_t> sig(k + 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      sig[0] = cls[i];
+      for (std::size_t a = 0; a < k; ++a) sig[a + 1] = cls[reach_id[dfa.next(order[i], a)]];
+      next_cls[i] = signature.emplace(sig, static_cast<std::int32_t>(signature.size())).first->second;
+    }
+    const bool stable = signature.size() == classes;
+    classes = signature.size();
+    cls.swap(next_cls);
+    if (stable) break;
+  }
+  // Renumber classes in BFS order from the start (a canonical numbering).
+  std::vector<std::int32_t> canon(classes, -1);
+  std::int32_t next_id = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (canon[cls[i]] < 0) canon[cls[i]] = next_id++;
+  }
+  Dfa out;
+  out.alphabet = dfa.alphabet;
+  out.start = canon[cls[0]];
+  out.accepting.assign(classes, 0);
+  out.transitions.assign(classes * k, -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int32_t c = canon[cls[i]];
+    out.accepting[c] = dfa.accepting[order[i]];
+    for (std::size_t a = 0; a < k; ++a) out.transitions[c * k + a] = canon[cls[reach_id[dfa.next(order[i], a)]]];
+  }
+  return out;
+}
+
+}  // namespace softhat::automata
