@@ -44,10 +44,10 @@ void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta) {
   }
 }
 
-lang::Language select_one(const Context& ctx, const lang::Selection& selection) {
+lang::Language select_one(const Context& ctx, const lang::Selection& selection, bool need_formula) {
   if (selection.all || selection.names.size() > 1) throw InputError("this command takes one language");
   std::vector<lang::Language> langs = lang::select_languages(ctx.load_catalog(), selection);
-  if (!langs[0].formula) throw InputError(fmt::format("language '{}' has no formula to compile", langs[0].name()));
+  if (need_formula && !langs[0].formula) throw InputError(fmt::format("language '{}' has no formula to compile", langs[0].name()));
   return std::move(langs[0]);
 }
 

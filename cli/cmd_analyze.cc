@@ -28,10 +28,13 @@ void setup_analyze(CLI::App& app, Runner& runner) {
   add_compile_options(sub, args->compile, false);
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
-      const lang::Language language = select_one(ctx, args->selection);
-      ctx.out << fmt::format("fragment     {}\n", logic::fragment_name(logic::fragment(*language.formula)));
+      const lang::Language language = select_one(ctx, args->selection, false);
+      ctx.out << fmt::format("language     {} ({})\n", language.name(), language.spec.language_class);
+      ctx.out << fmt::format("fragment     {}\n", language.formula ? logic::fragment_name(logic::fragment(*language.formula))
+                                                                     : "- (no formula)");
       ctx.out << lang::describe_automaton(language);
       ctx.out << fmt::format("sampling     {}\n", corpus::sampling_method(language));
+      if (!language.formula) return 0;
       try {
         const compile::Compiled c =
             compile::compile_formula(*language.formula, language.alphabet(), args->compile.options());

@@ -61,6 +61,11 @@ void setup_generate(CLI::App& app, Runner& runner) {
       const io::WordFormat format = io::parse_word_format(args->format);
       const corpus::Corpus c = corpus::generate_corpus(language, args->options);
       for (const corpus::Shortage& s : c.shortages) {
+        if (s.kind == "duplicate") {
+          ctx.err << fmt::format("softhat: split {}: {} border negatives dropped as duplicates of other words\n",
+                                 s.split, s.wanted);
+          continue;
+        }
         ctx.err << fmt::format("softhat: split {} length {}: found {} {} words of the {} wanted\n", s.split, s.length,
                                s.got, s.kind, s.wanted);
       }

@@ -50,7 +50,7 @@ struct CompileArgs {
 void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta);
 
 // The one language of a single-language command (LANG or --formula/--alphabet).
-lang::Language select_one(const Context& ctx, const lang::Selection& selection);
+lang::Language select_one(const Context& ctx, const lang::Selection& selection, bool need_formula = true);
 
 // Shared by the subcommands that stream words.
 model::AttentionMode parse_mode(const std::string& name);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
+#include <sstream>
 #include <numeric>
 #include <unordered_map>
 
@@ -258,6 +260,81 @@ Dfa minimize(const Dfa& dfa) {
     for (std::size_t a = 0; a < k; ++a) out.transitions[c * k + a] = canon[cls[reach_id[dfa.next(order[i], a)]]];
   }
   return out;
+}
+
+}  // namespace softhat::automata
+
+namespace softhat::automata {
+
+Dfa dfa_from_att(const std::string& text, const std::string& alphabet, std::size_t max_states) {
+  std::map<std::pair<long, char>, std::vector<long>> arcs;
+  std::set<long> finals;
+  long start = -1;
+  std::size_t line_no = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string t; fields >> t;) f.push_back(t);
+    if (f.empty()) continue;
+    auto state = [&](const std::string& s) {
+      std::size_t used = 0;
+      long v = -1;
+      try {
+        v = std::stol(s, &used);
+      } catch (const std::exception&) {
+      }
+      if (used != s.size() || v < 0) {
+        throw InputError(fmt::format("automaton line {}: '{}' is not a state number", line_no, s));
+      }
+      return v;
+    };
+    if (f.size() <= 2) {
+      finals.insert(state(f[0]));
+      continue;
+    }
+    if (f.size() > 4) throw InputError(fmt::format("automaton line {}: expected 'src dst symbol' or 'state'", line_no));
+    const long src = state(f[0]), dst = state(f[1]);
+    if (f[2].size() != 1 || alphabet.find(f[2][0]) == std::string::npos) {
+      throw InputError(fmt::format("automaton line {}: symbol '{}' is not a symbol of the alphabet", line_no, f[2]));
+    }
+    if (start < 0) start = src;
+    arcs[{src, f[2][0]}].push_back(dst);
+  }
+  if (start < 0) throw InputError("automaton: no arcs (the start state is the source of the first arc)");
+  const std::size_t k = alphabet.size();
+  std::map<std::vector<long>, std::int32_t> ids;
+  std::vector<std::vector<long>> sets;
+  Dfa dfa;
+  dfa.alphabet = alphabet;
+  auto intern = [&](std::vector<long> set) {
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+    auto [it, fresh] = ids.emplace(set, static_cast<std::int32_t>(sets.size()));
+    if (fresh) {
+      if (sets.size() >= max_states) throw LimitError(fmt::format("the automaton's DFA exceeds {} states", max_states));
+      bool acc = false;
+      for (long s : set) acc = acc || finals.count(s);
+      sets.push_back(set);
+      dfa.accepting.push_back(acc);
+      dfa.transitions.resize(sets.size() * k, -1);
+    }
+    return it->second;
+  };
+  dfa.start = intern({start});
+  for (std::size_t q = 0; q < sets.size(); ++q) {
+    for (std::size_t a = 0; a < k; ++a) {
+      std::vector<long> next;
+      for (long s : sets[q]) {
+        auto it = arcs.find({s, alphabet[a]});
+        if (it != arcs.end()) next.insert(next.end(), it->second.begin(), it->second.end());
+      }
+      const std::int32_t t = intern(next);
+      dfa.transitions[q * k + a] = t;
+    }
+  }
+  return minimize(dfa);
 }
 
 }  // namespace softhat::automata

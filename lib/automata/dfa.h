@@ -58,3 +58,15 @@ Dfa dfa_from_formula(logic::Formula formula, const std::string& alphabet,
 Dfa minimize(const Dfa& dfa);
 
 }  // namespace softhat::automata
+
+namespace softhat::automata {
+
+// A DFA from an automaton in AT&T text format, as MLRegTest's FSAs are
+// written: arc lines "src dst symbol [output]" and final-state lines
+// "state [weight]"; the start is the source of the first arc. States are
+// non-negative integers, symbols single characters of the alphabet. A
+// nondeterministic automaton is determinized; missing arcs go to a dead
+// state. Throws InputError naming the line.
+Dfa dfa_from_att(const std::string& text, const std::string& alphabet, std::size_t max_states = kDefaultMaxStates);
+
+}  // namespace softhat::automata

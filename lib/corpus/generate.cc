@@ -75,14 +75,16 @@ std::vector<std::string> edit_neighbours(const std::string& w, const std::string
 
 namespace {
 
-bool regular(const lang::Language& l) { return l.formula && !((*l.formula)->bits & logic::kCountBit); }
+bool regular(const lang::Language& l) {
+  return (l.formula && !((*l.formula)->bits & logic::kCountBit)) || l.automaton;
+}
 
 // Membership and class sampling for one language.
 class Sampler {
  public:
   Sampler(const lang::Language& l, std::size_t max_length, std::size_t max_states, bool border) : lang_(l) {
     if (regular(l)) {
-      const automata::Dfa dfa = automata::dfa_from_formula(*l.formula, l.alphabet(), max_states);
+      const automata::Dfa dfa = *lang::regular_dfa(l, max_states);
       positive_ = std::make_unique<automata::WordCounter>(dfa, max_length);
       negative_ = std::make_unique<automata::WordCounter>(dfa.complement(), max_length);
       if (border) border_ = std::make_unique<automata::WordCounter>(automata::border_positives(dfa, max_states), max_length);
@@ -296,7 +298,7 @@ Corpus generate_corpus(const lang::Language& language, const GenerateOptions& o)
   }
   for (std::size_t s = 0; s < o.splits.size(); ++s) {
     if (border_lost[s]) {
-      corpus.shortages.push_back({o.splits[s].name, 0, "duplicate border negatives dropped", border_lost[s], 0});
+      corpus.shortages.push_back({o.splits[s].name, 0, "duplicate", border_lost[s], 0});
     }
     if (o.shuffle) {
       std::mt19937_64 rng = derived_rng(o.seed, "shuffle:" + o.splits[s].name);

@@ -16,8 +16,8 @@
 namespace softhat::lang {
 namespace {
 
-const std::set<std::string_view> kTopKeys = {"name",  "alphabet", "formula",   "regex",
-                                             "class", "checker",  "description", "reference"};
+const std::set<std::string_view> kTopKeys = {"name",    "alphabet",  "formula",     "regex",    "class",
+                                             "checker", "automaton", "description", "reference"};
 
 const char* type_name(toml::node_type t) {
   switch (t) {
@@ -78,7 +78,7 @@ LanguageSpec parse_language_toml(std::string_view text, const std::string& path)
   for (const auto& [key, node] : table) {
     if (!kTopKeys.count(key.str())) {
       throw InputError(fmt::format("{}: unknown key '{}' (known: name, alphabet, formula, regex, class, "
-                                   "checker, description, reference)",
+                                   "checker, automaton, description, reference)",
                                    at_line(path, node), key.str()));
     }
   }
@@ -88,6 +88,7 @@ LanguageSpec parse_language_toml(std::string_view text, const std::string& path)
   spec.alphabet = *string_field(table, "alphabet", path, true);
   spec.formula = string_field(table, "formula", path, false);
   spec.regex = string_field(table, "regex", path, false);
+  spec.automaton = string_field(table, "automaton", path, false);
   spec.language_class = *string_field(table, "class", path, true);
   spec.description = string_field(table, "description", path, false).value_or("");
   spec.reference = string_field(table, "reference", path, false).value_or("");

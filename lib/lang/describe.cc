@@ -57,12 +57,14 @@ std::string describe_language(const Language& l) {
 namespace softhat::lang {
 
 std::string describe_automaton(const Language& l) {
-  if (!l.formula) return "dfa          - (no formula)\n";
-  if ((*l.formula)->bits & logic::kCountBit) return "dfa          - (counting terms: not regular in general)\n";
   std::string out;
   try {
-    const automata::Dfa dfa = automata::dfa_from_formula(*l.formula, l.alphabet());
-    out += fmt::format("dfa          {} states (minimal, complete)\n", dfa.states());
+    const std::optional<automata::Dfa> built = regular_dfa(l);
+    if (!built) return "dfa          - (counting terms, no automaton: not regular in general)\n";
+    const automata::Dfa& dfa = *built;
+    const bool from_formula = l.formula && !((*l.formula)->bits & logic::kCountBit);
+    out += fmt::format("dfa          {} states (minimal, complete; from the {})\n", dfa.states(),
+                       from_formula ? "formula" : "catalogue's automaton");
     const automata::MonoidReport m = automata::analyze_monoid(dfa);
     out += fmt::format("monoid       {} elements\n", m.size);
     if (m.aperiodic) {

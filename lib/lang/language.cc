@@ -14,6 +14,7 @@ std::vector<std::string> Language::sources() const {
   if (formula) out.push_back("formula");
   if (regex) out.push_back("regex");
   if (checker) out.push_back("checker");
+  if (automaton) out.push_back("automaton");
   return out;
 }
 
@@ -48,8 +49,10 @@ Language build_language(LanguageSpec spec) {
   try {
     if (spec.regex) lang.regex.emplace(*spec.regex, spec.name);
     if (spec.checker) lang.checker.emplace(spec.checker->kind, spec.checker->symbols);
+    if (spec.automaton) lang.automaton = automata::dfa_from_att(*spec.automaton, spec.alphabet);
   } catch (const InputError& e) {
-    fail(e.what());
+    const std::string what = e.what();
+    fail(what.rfind("language '", 0) == 0 ? what : fmt::format("language '{}': {}", spec.name, what));
   }
   if (spec.checker) {
     for (char c : spec.checker->symbols) {
@@ -63,6 +66,18 @@ Language build_language(LanguageSpec spec) {
     fail(fmt::format("language '{}' has no formula, regex or checker", lang.spec.name));
   }
   return lang;
+}
+
+}  // namespace softhat::lang
+
+namespace softhat::lang {
+
+std::optional<automata::Dfa> regular_dfa(const Language& l, std::size_t max_states) {
+  if (l.formula && !((*l.formula)->bits & logic::kCountBit)) {
+    return automata::dfa_from_formula(*l.formula, l.alphabet(), max_states);
+  }
+  if (l.automaton) return l.automaton;
+  return std::nullopt;
 }
 
 }  // namespace softhat::lang

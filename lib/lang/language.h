@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "automata/dfa.h"
 #include "logic/formula.h"
 #include "oracle/checker.h"
 #include "oracle/regex_oracle.h"
@@ -29,6 +30,7 @@ struct LanguageSpec {
   std::optional<std::string> formula;
   std::optional<std::string> regex;
   std::optional<CheckerSpec> checker;
+  std::optional<std::string> automaton;  // AT&T text (automata::dfa_from_att)
   std::string language_class;  // star-free | regular | counting | context-free
   std::string description;
   std::string reference;
@@ -40,10 +42,11 @@ struct Language {
   std::optional<logic::Formula> formula;
   std::optional<oracle::RegexOracle> regex;
   std::optional<oracle::Checker> checker;
+  std::optional<automata::Dfa> automaton;
 
   const std::string& name() const { return spec.name; }
   const std::string& alphabet() const { return spec.alphabet; }
-  // "formula", "regex", "checker": the verdict sources this language has.
+  // "formula", "regex", "checker", "automaton": the verdict sources this language has.
   std::vector<std::string> sources() const;
 };
 
@@ -53,5 +56,11 @@ inline const std::vector<std::string> kLanguageClasses = {"star-free", "regular"
 // Validates and builds. Throws softhat::InputError whose message starts with
 // spec.source (and `where`, if given, e.g. a line) and says what is wrong.
 Language build_language(LanguageSpec spec);
+
+// The language's minimal DFA: from its formula when the formula is regular
+// (no counting terms), else from its automaton; nullopt if it has neither.
+// Throws automata::LimitError past max_states.
+std::optional<automata::Dfa> regular_dfa(const Language& language,
+                                         std::size_t max_states = automata::kDefaultMaxStates);
 
 }  // namespace softhat::lang

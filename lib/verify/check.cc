@@ -26,6 +26,10 @@ std::vector<VerdictSource> verdict_sources(const lang::Language& language) {
     const oracle::Checker* ch = &*language.checker;
     out.push_back({"checker", [ch](std::string_view w) { return ch->accepts(w); }});
   }
+  if (language.automaton) {
+    const automata::Dfa* a = &*language.automaton;
+    out.push_back({"automaton", [a](std::string_view w) { return a->accepts(w); }});
+  }
   // The minimal DFA built from the formula: a third, independent oracle for
   // every regular language (skipped, silently, past the state limit).
   if (language.formula && !((*language.formula)->bits & logic::kCountBit)) {

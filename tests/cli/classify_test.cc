@@ -103,7 +103,7 @@ TEST_CASE("verify: the catalogue agrees; a wrong oracle and a tiny beta are caug
   std::filesystem::remove(json_path);
   const Result wrong = run({"verify", "--formula", "a S b", "--alphabet", "abc", "--regex", "[abc]*ba*"});
   CHECK(wrong.status == 1);
-  CHECK(wrong.out.find("shortest \"b\" (transformer=FALSE, formula=FALSE, regex=TRUE)") != std::string::npos);
+  CHECK(wrong.out.find("shortest \"b\" (transformer=FALSE, formula=FALSE, regex=TRUE, dfa=FALSE)") != std::string::npos);
   const Result tiny = run({"verify", "a-since-b", "--beta", "1", "--lengths", "1000", "--samples", "10"});
   CHECK(tiny.status == 1);
   const Result unbounded = run({"verify", "a-since-b", "c-flanked", "--pe", "unbounded", "--lengths", "10000",

@@ -22,7 +22,7 @@ TEST_CASE("cli: a wrong regex is caught with the shortest disagreeing word", "[c
   const Result r = run({"check", "--formula", "(b & Y a) | O(b & Y a)", "--alphabet", "ab", "--regex", "[ab]*ba[ab]*"});
   CHECK(r.status == 1);
   CHECK(r.out.find("DISAGREE command-line:") != std::string::npos);
-  CHECK(r.out.find("shortest \"ab\" (formula=TRUE, regex=FALSE)") != std::string::npos);
+  CHECK(r.out.find("shortest \"ab\" (formula=TRUE, regex=FALSE, dfa=TRUE)") != std::string::npos);
 }
 
 TEST_CASE("cli: --formula behaves like the catalogue entry", "[cli]") {
@@ -65,8 +65,12 @@ TEST_CASE("cli: usage errors exit 2; list and show work", "[cli]") {
   CHECK(run({"frobnicate"}).status == 2);
   CHECK(run({"check"}).status == 2);
   CHECK(run({"check", "no-such-language"}).err == "softhat: unknown language 'no-such-language': see `softhat list`\n");
-  CHECK(run({"check", "--formula", "a", "--alphabet", "ab"}).err ==
+  CHECK(run({"check", "--formula", "#a > #b", "--alphabet", "ab"}).err ==
         "softhat: language 'command-line' has only a formula: nothing to compare it with (give --regex)\n");
+  // A regular formula alone is checked against its own minimal DFA.
+  const Result alone = run({"check", "--formula", "a S b", "--alphabet", "abc", "--samples", "10"});
+  CHECK(alone.status == 0);
+  CHECK(alone.out.find("formula=dfa") != std::string::npos);
   CHECK(run({"check", "--all", "--max-len", "99"}).status == 2);
   const Result list = run({"list"});
   CHECK(list.status == 0);

@@ -73,7 +73,7 @@ TEST_CASE("catalogue: malformed files name the path, the line and the problem", 
         "user/x.toml:2: 'alphabet' must be a string, found an integer");
   CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformular = \"a\"\n") ==
         "user/x.toml:3: unknown key 'formular' (known: name, alphabet, formula, regex, class, checker, "
-        "description, reference)");
+        "automaton, description, reference)");
   CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a &\"\nregex = \"a\"\nclass = \"star-free\"\n") ==
         "user/x.toml: language 'x': formula: unexpected end of input at 3, expected a formula");
   CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a\"\nregex = \"(a\"\nclass = \"star-free\"\n") ==
@@ -84,7 +84,7 @@ TEST_CASE("catalogue: malformed files name the path, the line and the problem", 
         "user/x.toml: language 'x': unknown class 'nice' (known: star-free, regular, counting, context-free)");
   CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a\"\nclass = \"counting\"\n[checker]\nkind = "
                    "\"dyk\"\nsymbols = \"ab\"\n") ==
-        "user/x.toml: unknown checker kind 'dyk' (known: dyck, anbn, majority, parity)");
+        "user/x.toml: language 'x': unknown checker kind 'dyk' (known: dyck, anbn, majority, parity)");
   CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a\"\nclass = \"counting\"\n[checker]\nkind = "
                    "\"dyck\"\n") ==
         "user/x.toml:5: missing required key 'symbols'");
