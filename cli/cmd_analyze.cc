@@ -35,13 +35,8 @@ void setup_analyze(CLI::App& app, Runner& runner) {
       ctx.out << lang::describe_automaton(language);
       ctx.out << fmt::format("sampling     {}\n", corpus::sampling_method(language));
       if (!language.formula) return 0;
-      try {
-        const compile::Compiled c =
-            compile::compile_formula(*language.formula, language.alphabet(), args->compile.options());
-        ctx.out << c.plan.describe();
-      } catch (const compile::FragmentError& e) {
-        ctx.out << fmt::format("compiled     no: {}\n", e.what());
-      }
+      ctx.out << compile::compile_formula(*language.formula, language.alphabet(), args->compile.options())
+                     .plan.describe();
       return 0;
     };
   });

@@ -34,14 +34,32 @@ model::Transformer plan_to_model(const Plan& plan) {
   for (const auto& [m, first] : plan.mod_features) {
     cfg.position_features.push_back(model::PositionFeature{model::PositionFeature::Kind::kModOneHot, m});
   }
+  if (plan.counting) {
+    // Comparison heads (see kSign below) need beta(n) >= 2 (n+1) ln(3n) in
+    // both PE modes; 4 (n+1) ln(n+1) is at least that for every n >= 1
+    // ((n+1)^2 >= 3n), and it also gives since/until heads beta*delta =
+    // 4 ln(n+1) >= 4 ln 2 > ln 5, so one schedule serves every head.
+    cfg.beta = {4.0, 1.0, 1.0};
+  }
   for (std::size_t l = 0; l < plan.layers.size(); ++l) {
     model::LayerConfig lc;
     lc.label = fmt::format("layer {}", l);
     for (const GlueOp& op : plan.layers[l].ffn) lc.ffn_hidden += op.units();
     for (const PlannedHead& h : plan.layers[l].heads) {
-      lc.heads.push_back(model::HeadConfig{3, 1, h.since ? Mask::kStrictFuture : Mask::kStrictPast,
-                                           h.since ? model::HardKind::kRightmost : model::HardKind::kLeftmost,
-                                           "sub:" + h.label});
+      switch (h.kind) {
+        case HeadKind::kSince:
+          lc.heads.push_back({3, 1, Mask::kStrictFuture, model::HardKind::kRightmost, "since " + h.label});
+          break;
+        case HeadKind::kUntil:
+          lc.heads.push_back({3, 1, Mask::kStrictPast, model::HardKind::kLeftmost, "until " + h.label});
+          break;
+        case HeadKind::kCount:
+          lc.heads.push_back({1, 1, Mask::kFuture, model::HardKind::kAverage, "count " + h.label});
+          break;
+        case HeadKind::kSign:
+          lc.heads.push_back({1, 1, Mask::kFuture, model::HardKind::kAverage, "sign " + h.label});
+          break;
+      }
     }
     cfg.layers.push_back(std::move(lc));
   }
@@ -74,6 +92,25 @@ model::Transformer plan_to_model(const Plan& plan) {
     for (std::size_t h = 0; h < pl.heads.size(); ++h) {
       const PlannedHead& head = pl.heads[h];
       model::HeadWeights& w = lw.heads[h];
+      w.o(head.raw, 0) = 1;
+      if (head.kind == HeadKind::kCount) {
+        // Uniform attention (q = k = 0) over j <= i with BOS: i+1 keys, so the
+        // output is exactly #phi(i)/(i+1) (value phi at real positions, 0 at BOS).
+        put(w.v, 0, head.value);
+        continue;
+      }
+      if (head.kind == HeadKind::kSign) {
+        // Score E(i) at the i real positions, 0 at BOS; value bos. Output
+        // o = 1 / (1 + i e^{beta E}). E is a multiple of 1/(2(i+1)) that is
+        // never 0, so |E| >= 1/(2(i+1)); with beta >= 2(n+1) ln(3n):
+        // E > 0 gives i e^{beta E} >= 3, o <= 1/4; E < 0 gives i e^{beta E}
+        // <= 1/3, o >= 3/4. The rounding then gives [E > 0] = 1 - rho(o) exactly.
+        put(w.q, 0, head.query);
+        w.k(0, plan.one) = 1;
+        w.k(0, plan.bos) = -1;
+        put(w.v, 0, head.value);
+        continue;
+      }
       // Key: [stop, position term, bos]; the query weighs them. Writing
       // delta for the unit (1/(n+1) bounded, 1 unbounded), all visible
       // scores are distinct multiples of delta, and BOS sits strictly
@@ -87,22 +124,21 @@ model::Transformer plan_to_model(const Plan& plan) {
       put(w.k, 0, head.stop);
       w.k(2, plan.bos) = 1;
       if (plan.pe == PeMode::kBounded) {
-        w.k(1, plan.pos_fraction) = head.since ? 1 : -1;
-        w.q(0, plan.one) = head.since ? 1 : 2;
+        w.k(1, plan.pos_fraction) = head.since() ? 1 : -1;
+        w.q(0, plan.one) = head.since() ? 1 : 2;
         w.q(1, plan.one) = 1;
         w.q(2, plan.one) = 1;
       } else {
-        w.k(1, plan.pos_index) = head.since ? 1 : -1;
+        w.k(1, plan.pos_index) = head.since() ? 1 : -1;
         w.q(0, plan.pos_length) = 1;
         w.q(0, plan.one) = 1;
         w.q(1, plan.one) = 1;
-        if (head.since) {
+        if (head.since()) {
           w.q(2, plan.pos_length) = 1;
           w.q(2, plan.one) = 1;
         }
       }
       put(w.v, 0, head.value);
-      w.o(head.raw, 0) = 1;
     }
     // FFN units: exact on 0/1 inputs (rounding: on [0,1/4] u [3/4,1]).
     int u = 0;
@@ -146,6 +182,12 @@ model::Transformer plan_to_model(const Plan& plan) {
           break;
         case GlueKind::kValue:  // e and not bos = ReLU(e - bos)
           unit({{x[0], 1}, {plan.bos, -1}}, 0, op.target, 1);
+          break;
+        case GlueKind::kSignRound:  // 1 - rho(o) + bos * known (the point-0 value)
+          unit({{x[0], 2}}, -0.5, op.target, -1);
+          unit({{x[0], 2}}, -1.5, op.target, 1);
+          unit({{plan.bos, 1}}, 0, op.target, x[1]);
+          lw.b2(op.target) += 1;
           break;
       }
     }

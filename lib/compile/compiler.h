@@ -32,7 +32,6 @@ struct Compiled {
   model::Transformer model;
 };
 
-// Throws FragmentError for counting formulas.
 Compiled compile_formula(logic::Formula formula, const std::string& alphabet, const CompileOptions& options = {});
 
 // The weights of a plan.

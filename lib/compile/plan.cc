@@ -43,6 +43,7 @@ int GlueOp::units() const {
     case GlueKind::kIff:
     case GlueKind::kRound:
     case GlueKind::kStop: return 2;
+    case GlueKind::kSignRound: return 3;
   }
   return 0;
 }
@@ -73,6 +74,7 @@ const char* glue_name(GlueKind k) {
     case GlueKind::kRound: return "round";
     case GlueKind::kStop: return "stop";
     case GlueKind::kValue: return "value";
+    case GlueKind::kSignRound: return "sign";
   }
   return "?";
 }
@@ -159,11 +161,57 @@ class Builder {
       }
       ++l;
     }
-    PlannedHead head{since, label, *stop, *value};
+    PlannedHead head{since ? HeadKind::kSince : HeadKind::kUntil, label, *stop, *value, {}};
     head.raw = coord("att:" + label, l);
     head.result = coord("sub:" + label, l);
     layer(l).heads.push_back(head);
     layer(l).ffn.push_back(GlueOp{GlueKind::kRound, head.result, {head.raw}});
+    memo_[key] = head.result;
+    return head.result;
+  }
+
+  // #phi / (i+1) by a uniform head over j <= i (BOS in the denominator).
+  int count(int phi, const std::string& label) {
+    const std::string key = fmt::format("#:{}", phi);
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    std::optional<LinearForm> value = affine_value(phi);
+    int l = ready_[phi] + 1;
+    if (!value) {
+      const int c = coord("value:#" + label, l);
+      layer(l).ffn.push_back(GlueOp{GlueKind::kValue, c, {phi}});
+      value = LinearForm{{{c, 1.0}}};
+      ++l;
+    }
+    PlannedHead head{HeadKind::kCount, "#" + label, {}, *value, {}};
+    head.raw = coord("frac:#" + label, l);
+    layer(l).heads.push_back(head);
+    memo_[key] = head.raw;
+    return head.raw;
+  }
+
+  int frac_one() {
+    if (plan_.frac_one < 0) {
+      PlannedHead head{HeadKind::kCount, "#bos", {}, LinearForm{{{plan_.bos, 1.0}}}, {}};
+      head.raw = plan_.frac_one = coord("frac:1", 0);
+      layer(0).heads.push_back(head);
+    }
+    return plan_.frac_one;
+  }
+
+  // [E > 0] where E (a linear form in count fractions) is a nonzero multiple
+  // of 1/(2(i+1)); `known` is the value at BOS (the contract's point 0).
+  int positive(const LinearForm& e, bool known, const std::string& label) {
+    std::string key = "sign:";
+    for (const auto& [c, w] : e.terms) key += fmt::format("{}*{},", w, c);
+    key += known ? "1" : "0";
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    int l = 0;
+    for (const auto& [c, w] : e.terms) l = std::max(l, ready_[c] + 1);
+    PlannedHead head{HeadKind::kSign, label, {}, LinearForm{{{plan_.bos, 1.0}}}, e};
+    head.raw = coord("att:" + label, l);
+    head.result = coord("sub:" + label, l);
+    layer(l).heads.push_back(head);
+    layer(l).ffn.push_back(GlueOp{GlueKind::kSignRound, head.result, {head.raw, known ? 1 : 0}});
     memo_[key] = head.result;
     return head.result;
   }
@@ -189,11 +237,6 @@ std::string sub_label(logic::Formula f) { return "sub:" + logic::to_string(f); }
 }  // namespace
 
 Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, double c) {
-  if (root->bits & logic::kCountBit) {
-    throw FragmentError(
-        "the formula uses counting terms (#): the compiler handles the LTL fragment (letters, boolean "
-        "connectives, Y O H S X F G U, first, last, mod) only");
-  }
   Plan plan;
   plan.alphabet = alphabet;
   plan.formula = logic::to_string(root);
@@ -281,7 +324,42 @@ Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, d
         out = b.glue(GlueKind::kNot, {x}, "sub:last");
         break;
       }
-      case Op::kCompare: break;  // excluded above
+      case Op::kCompare: {
+        // D = rhs - lhs as count fractions: sum c_k #phi_k / (i+1), constants via 1/(i+1).
+        plan.counting = true;
+        LinearForm d;
+        auto add_term = [&](const logic::Term& t, double sign) {
+          for (const auto& [coef, g] : t.counts) {
+            d.terms.emplace_back(b.count(build(g), logic::to_string(g)), sign * static_cast<double>(coef));
+          }
+          if (t.constant != 0) d.terms.emplace_back(b.frac_one(), sign * static_cast<double>(t.constant));
+        };
+        add_term(n.rhs, 1.0);
+        add_term(n.lhs, -1.0);
+        const std::int64_t d0 = n.rhs.constant - n.lhs.constant;  // D at point 0 (every count is 0)
+        auto test = [&](double sign, double half, bool known, const std::string& what) {
+          LinearForm e;
+          for (const auto& [coord, weight] : d.terms) e.terms.emplace_back(coord, sign * weight);
+          e.terms.emplace_back(b.frac_one(), half);
+          return b.positive(e, known, what);
+        };
+        using logic::Cmp;
+        switch (n.cmp) {
+          case Cmp::kLt: out = test(1, -0.5, d0 >= 1, label); break;
+          case Cmp::kLe: out = test(1, 0.5, d0 >= 0, label); break;
+          case Cmp::kGt: out = test(-1, -0.5, d0 <= -1, label); break;
+          case Cmp::kGe: out = test(-1, 0.5, d0 <= 0, label); break;
+          case Cmp::kEq:
+          case Cmp::kNe: {
+            const int le = test(1, 0.5, d0 >= 0, label + " (D >= 0)");
+            const int ge = test(-1, 0.5, d0 <= 0, label + " (D <= 0)");
+            const int eq = b.glue(GlueKind::kAnd, {le, ge}, "sub:" + label + (n.cmp == Cmp::kEq ? "" : " (=)"));
+            out = n.cmp == Cmp::kEq ? eq : b.glue(GlueKind::kNot, {eq}, "sub:" + label);
+            break;
+          }
+        }
+        break;
+      }
     }
     b.done[f] = out;
     return out;
@@ -296,7 +374,8 @@ std::string Plan::describe() const {
   out += fmt::format("alphabet     {}\n", alphabet);
   out += fmt::format("pe           {} ({})\n", pe_name(pe),
                      pe == PeMode::kBounded ? "j/(n+1)" : "j and n");
-  out += fmt::format("beta(n)      {}\n", pe == PeMode::kBounded ? fmt::format("{}*(n+1)", c) : fmt::format("{}", c));
+  out += fmt::format("beta(n)      {}\n", counting ? "4*(n+1)*ln(n+1) (comparisons)"
+                                        : pe == PeMode::kBounded ? fmt::format("{}*(n+1)", c) : fmt::format("{}", c));
   out += fmt::format("size         {} layers, {} heads, width {}, {} FFN units\n", layers.size(), heads(),
                      coords.size(), ffn_units());
   out += fmt::format("residual     {}\n", fmt::join(coords, ", "));
@@ -304,14 +383,28 @@ std::string Plan::describe() const {
     out += fmt::format("layer {}\n", l);
     for (std::size_t h = 0; h < layers[l].heads.size(); ++h) {
       const PlannedHead& head = layers[l].heads[h];
-      out += fmt::format("  head {} {} {}: mask {}, {} hard; stop = {}; value = {} -> {}\n", h,
-                         head.since ? "since" : "until", head.label, head.since ? "strict-future" : "strict-past",
-                         head.since ? "rightmost" : "leftmost", head.stop.describe(coords),
-                         head.value.describe(coords), coords[head.raw]);
+      switch (head.kind) {
+        case HeadKind::kSince:
+        case HeadKind::kUntil:
+          out += fmt::format("  head {} {} {}: mask {}, {} hard; stop = {}; value = {} -> {}\n", h,
+                             head.since() ? "since" : "until", head.label,
+                             head.since() ? "strict-future" : "strict-past", head.since() ? "rightmost" : "leftmost",
+                             head.stop.describe(coords), head.value.describe(coords), coords[head.raw]);
+          break;
+        case HeadKind::kCount:
+          out += fmt::format("  head {} count {}: mask future, uniform (average hard); value = {} -> {}\n", h,
+                             head.label, head.value.describe(coords), coords[head.raw]);
+          break;
+        case HeadKind::kSign:
+          out += fmt::format("  head {} sign {}: mask future, query E = {} against BOS (average hard) -> {}\n", h,
+                             head.label, head.query.describe(coords), coords[head.raw]);
+          break;
+      }
     }
     for (const GlueOp& op : layers[l].ffn) {
       std::vector<std::string> in;
       for (int i : op.inputs) in.push_back(coords[i]);
+      if (op.kind == GlueKind::kSignRound) in[1] = fmt::format("value at BOS {}", op.inputs[1]);
       out += fmt::format("  ffn  {}({}) -> {}  [{} units]\n", glue_name(op.kind), fmt::join(in, ", "),
                          coords[op.target], op.units());
     }

@@ -30,7 +30,8 @@ struct LinearForm {
   std::string describe(const std::vector<std::string>& coords) const;
 };
 
-enum class GlueKind { kNot, kAnd, kOr, kImplies, kIff, kRound, kStop, kValue };
+// kSignRound: result = 1 - rho(raw) + bos * inputs[1] (the comparison's known value at BOS).
+enum class GlueKind { kNot, kAnd, kOr, kImplies, kIff, kRound, kStop, kValue, kSignRound };
 
 // One FFN computation: writes `target` (a fresh coordinate) from `inputs`.
 struct GlueOp {
@@ -40,13 +41,22 @@ struct GlueOp {
   int units() const;        // hidden ReLU units it costs
 };
 
+enum class HeadKind {
+  kSince,  // strict-future mask, rightmost: the nearest stop before i (Y O H S first)
+  kUntil,  // strict-past mask, leftmost: the nearest stop after i (X F G U last)
+  kCount,  // future mask, uniform: #phi(i) / (i+1) (average-hard)
+  kSign,   // future mask, BOS against the rest: is the query E(i) > 0? (average-hard)
+};
+
 struct PlannedHead {
-  bool since;  // since (strict-future mask, rightmost) or until (strict-past, leftmost)
+  HeadKind kind = HeadKind::kSince;
   std::string label;
-  LinearForm stop;   // 1 at real positions that stop the search, 0 elsewhere and at BOS
-  LinearForm value;  // the event, 0 at BOS
-  int raw = -1;      // where the head writes its (nearly 0/1) output
-  int result = -1;   // where the rounding FFN writes the exact bit
+  LinearForm stop;   // since/until: 1 at real positions that stop the search, 0 elsewhere and at BOS
+  LinearForm value;  // since/until/count: the event or counted formula, 0 at BOS
+  LinearForm query;  // sign: E, a multiple of 1/(i+1) that is never 0
+  int raw = -1;      // where the head writes its output
+  int result = -1;   // where the rounding FFN writes the exact bit (-1 for counts)
+  bool since() const { return kind == HeadKind::kSince; }
 };
 
 struct PlannedLayer {
@@ -59,9 +69,11 @@ struct Plan {
   std::string formula;  // as printed
   PeMode pe = PeMode::kBounded;
   double c = 3.0;  // beta(n) = c (n+1) bounded, c unbounded
+  bool counting = false;  // has comparisons: beta(n) = 4 (n+1) ln(n+1) in both modes
   std::vector<std::string> coords;
   int one = -1, bos = -1, zero = -1;
   int pos_fraction = -1, pos_index = -1, pos_length = -1;
+  int frac_one = -1;  // 1/(i+1), from a count head over BOS
   std::map<char, int> tokens;
   std::vector<std::pair<int, int>> mod_features;  // (m, first coordinate)
   std::vector<PlannedLayer> layers;
@@ -72,13 +84,7 @@ struct Plan {
   std::string describe() const;  // the printable plan (`softhat analyze`)
 };
 
-// A formula outside the fragment the compiler handles (exit status 2).
-class FragmentError : public InputError {
- public:
-  using InputError::InputError;
-};
-
-// Throws FragmentError for formulas outside the compiled fragment.
+// Every formula of the contract compiles (counting terms included).
 Plan plan_formula(logic::Formula formula, const std::string& alphabet, PeMode pe, double c);
 
 

@@ -97,6 +97,12 @@ struct Attention {
       scan(out);
       return;
     }
+    std::vector<std::int32_t> cls;
+    MatD reps;
+    if (linear_scan && key_classes(cls, reps)) {
+      class_scan(out, cls, reps);
+      return;
+    }
     for (std::int64_t i0 = 0; i0 < n_pos; i0 += qb) {
       const std::int64_t i1 = std::min<std::int64_t>(n_pos, i0 + qb);
       const std::int64_t rows = i1 - i0;
@@ -179,7 +185,6 @@ struct Attention {
   }
 
   void scan(MatD& out) const {
-    const std::int64_t n_pos = Q.rows();
     const Eigen::RowVectorXd q = Q.row(0);
     double m = kNegInf, l = 0, best = kNegInf, second = kNegInf, ties = 0;
     std::int64_t chosen = -1;
@@ -235,6 +240,14 @@ struct Attention {
         }
       }
     };
+    sweep(add, emit);
+  }
+
+  // Visits keys in mask order and emits each row once its visible keys are
+  // all added: prefix order for future masks, suffix order for past masks.
+  template <typename Add, typename Emit>
+  void sweep(Add&& add, Emit&& emit) const {
+    const std::int64_t n_pos = Q.rows();
     add(0);  // BOS, visible everywhere
     switch (head.mask) {
       case Mask::kStrictFuture:  // row i sees {0} and 1..i-1
@@ -267,6 +280,96 @@ struct Attention {
         for (std::int64_t i = 0; i < n_pos; ++i) emit(i);
         break;
     }
+  }
+
+  // Keys take at most kMaxKeyClasses distinct values (exactly): then each row's
+  // softmax only needs, per class, how many visible keys it has and the sum of
+  // their values, kept as running sums in mask order: O(n * classes).
+  static constexpr std::size_t kMaxKeyClasses = 16;
+  bool key_classes(std::vector<std::int32_t>& cls, MatD& reps) const {
+    std::vector<Eigen::Index> rep_rows;
+    cls.resize(K.rows());
+    for (Eigen::Index j = 0; j < K.rows(); ++j) {
+      std::int32_t c = -1;
+      for (std::size_t r = 0; r < rep_rows.size() && c < 0; ++r) {
+        if (K.row(j) == K.row(rep_rows[r])) c = static_cast<std::int32_t>(r);
+      }
+      if (c < 0) {
+        if (rep_rows.size() >= kMaxKeyClasses) return false;
+        c = static_cast<std::int32_t>(rep_rows.size());
+        rep_rows.push_back(j);
+      }
+      cls[j] = c;
+    }
+    reps.resize(static_cast<Eigen::Index>(rep_rows.size()), K.cols());
+    for (std::size_t r = 0; r < rep_rows.size(); ++r) reps.row(static_cast<Eigen::Index>(r)) = K.row(rep_rows[r]);
+    return true;
+  }
+
+  void class_scan(MatD& out, const std::vector<std::int32_t>& cls, const MatD& reps) const {
+    const std::size_t classes = static_cast<std::size_t>(reps.rows());
+    std::vector<double> count(classes, 0.0);
+    std::vector<std::int64_t> lo(classes, std::numeric_limits<std::int64_t>::max()), hi(classes, -1);
+    MatD sum = MatD::Zero(static_cast<Eigen::Index>(classes), V.cols());
+    std::vector<double> score(classes);
+    auto add = [&](std::int64_t j) {
+      const std::int32_t c = cls[j];
+      count[c] += 1;
+      lo[c] = std::min(lo[c], j);
+      hi[c] = std::max(hi[c], j);
+      sum.row(c) += V.row(j);
+    };
+    auto emit = [&](std::int64_t i) {
+      double best = kNegInf, second = kNegInf;
+      for (std::size_t c = 0; c < classes; ++c) {
+        if (count[c] == 0) continue;
+        score[c] = Q.row(i).dot(reps.row(static_cast<Eigen::Index>(c)));
+        if (std::isnan(score[c])) bad_row(layer, head_index, i, "has a NaN score");
+        if (score[c] > best) {
+          second = best;
+          best = score[c];
+        } else if (score[c] < best && score[c] > second) {
+          second = score[c];
+        }
+      }
+      if (best == kNegInf) bad_row(layer, head_index, i, "has no finite score");
+      if (mode == AttentionMode::kHard) {
+        double ties = 0;
+        std::int64_t chosen = -1;
+        Eigen::RowVectorXd acc = Eigen::RowVectorXd::Zero(V.cols());
+        for (std::size_t c = 0; c < classes; ++c) {
+          if (count[c] == 0 || score[c] != best) continue;
+          ties += count[c];
+          acc += sum.row(static_cast<Eigen::Index>(c));
+          if (head.hard == HardKind::kRightmost) chosen = std::max(chosen, hi[c]);
+          if (head.hard == HardKind::kLeftmost) chosen = chosen < 0 ? lo[c] : std::min(chosen, lo[c]);
+        }
+        out.row(i) = head.hard == HardKind::kAverage ? Eigen::RowVectorXd(acc / ties) : Eigen::RowVectorXd(V.row(chosen));
+        return;
+      }
+      const double m = beta * best;
+      if (!std::isfinite(m)) bad_row(layer, head_index, i, "overflows (a logit is infinite)");
+      double l = 0, ties = 0;
+      Eigen::RowVectorXd acc = Eigen::RowVectorXd::Zero(V.cols());
+      for (std::size_t c = 0; c < classes; ++c) {
+        if (count[c] == 0) continue;
+        const double x = beta * score[c] - m;
+        const double p = x < -700.0 ? 0.0 : std::exp(x);
+        l += count[c] * p;
+        acc += p * sum.row(static_cast<Eigen::Index>(c));
+        if (score[c] == best) ties += count[c];
+      }
+      out.row(i) = acc / l;
+      if (stats) {
+        ++stats->rows;
+        stats->min_target_mass = std::min(stats->min_target_mass, ties / l);
+        if (second > kNegInf) {
+          stats->min_gap = std::min(stats->min_gap, best - second);
+          stats->min_scaled_gap = std::min(stats->min_scaled_gap, beta * (best - second));
+        }
+      }
+    };
+    sweep(add, emit);
   }
 
   // Exact argmax bookkeeping for margins: best score, its multiplicity, and

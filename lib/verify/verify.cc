@@ -16,13 +16,7 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
     report.skipped = "no formula to compile";
     return report;
   }
-  compile::Compiled compiled;
-  try {
-    compiled = compile::compile_formula(*language.formula, language.alphabet(), options.compile);
-  } catch (const compile::FragmentError& e) {
-    report.skipped = e.what();
-    return report;
-  }
+  compile::Compiled compiled = compile::compile_formula(*language.formula, language.alphabet(), options.compile);
   report.layers = static_cast<int>(compiled.plan.layers.size());
   report.heads = compiled.plan.heads();
   report.width = static_cast<int>(compiled.plan.coords.size());

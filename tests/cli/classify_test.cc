@@ -62,9 +62,12 @@ TEST_CASE("classify: modes and formulas typed on the command line", "[cli][class
   CHECK(rec["output_margin"] == 0.5);
   CHECK(rec["beta"] == 9.0);  // 3 * (n+1) at n = 2
   CHECK(rec["min_target_mass"].get<double>() > 0.9);
-  const Result counting = run({"classify", "majority"}, "ab\n");
-  CHECK(counting.status == 2);
-  CHECK(counting.err.find("counting terms") != std::string::npos);
+  const Result counting = run({"classify", "majority"}, "ab\naab\n\nbba\n");
+  CHECK(counting.status == 0);
+  CHECK(counting.out == "ab\tFALSE\naab\tTRUE\n\tFALSE\nbba\tFALSE\n");
+  const Result parity = run({"classify", "parity"}, "1\n");
+  CHECK(parity.status == 2);
+  CHECK(parity.err == "softhat: language 'parity' has no formula to compile\n");
 }
 
 TEST_CASE("compile, run and analyze: the file reproduces classify", "[cli][classify]") {
@@ -98,6 +101,7 @@ TEST_CASE("verify: the catalogue agrees; a wrong oracle and a tiny beta are caug
   CHECK(all.status == 0);
   CHECK(all.out.find(" 0 disagreements, 0 languages disagree") != std::string::npos);
   CHECK(all.out.find("skipped parity: no formula to compile") != std::string::npos);
+  CHECK(all.out.find("majority") != std::string::npos);  // counting languages compile too
   const auto json = nlohmann::json::parse(io::read_file(json_path.string()));
   CHECK(json["languages"].size() == lang::Catalog::builtin().languages().size());
   std::filesystem::remove(json_path);
