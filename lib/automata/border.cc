@@ -75,4 +75,45 @@ Dfa border_positives(const Dfa& dfa, std::size_t max_states) {
   return minimize(out);
 }
 
+std::vector<std::string> rejected_neighbours(const Dfa& dfa, const std::string& w) {
+  const std::size_t n = w.size(), k = dfa.alphabet.size(), q = dfa.states();
+  std::vector<std::int32_t> fwd(n + 1);  // state after w[0..i)
+  fwd[0] = dfa.start;
+  std::vector<std::size_t> sym(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    sym[i] = dfa.alphabet.find(w[i]);
+    if (sym[i] == std::string::npos) return {};
+    fwd[i + 1] = dfa.next(fwd[i], sym[i]);
+  }
+  // ok[i * q + s]: reading w[i..) from s accepts.
+  std::vector<std::uint8_t> ok((n + 1) * q);
+  for (std::size_t s = 0; s < q; ++s) ok[n * q + s] = dfa.accepting[s];
+  for (std::size_t i = n; i-- > 0;) {
+    for (std::size_t s = 0; s < q; ++s) ok[i * q + s] = ok[(i + 1) * q + dfa.next(static_cast<std::int32_t>(s), sym[i])];
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!ok[(i + 1) * q + fwd[i]]) out.push_back(w.substr(0, i) + w.substr(i + 1));  // delete w[i]
+    for (std::size_t c = 0; c < k; ++c) {
+      if (c != sym[i] && !ok[(i + 1) * q + dfa.next(fwd[i], c)]) {  // substitute
+        std::string s = w;
+        s[i] = dfa.alphabet[c];
+        out.push_back(std::move(s));
+      }
+    }
+  }
+  for (std::size_t i = 0; i <= n; ++i) {
+    for (std::size_t c = 0; c < k; ++c) {
+      if (!ok[i * q + dfa.next(fwd[i], c)]) {  // insert before w[i]
+        std::string s = w;
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(i), dfa.alphabet[c]);
+        out.push_back(std::move(s));
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 }  // namespace softhat::automata

@@ -12,4 +12,9 @@ namespace softhat::automata {
 
 Dfa border_positives(const Dfa& dfa, std::size_t max_states = kDefaultMaxStates);
 
+// The distinct words at edit distance exactly 1 from `word` that the DFA
+// rejects, sorted. O(n |Q| + n |alphabet| log) with forward states and a
+// backward "accepts from here" table, instead of running every neighbour.
+std::vector<std::string> rejected_neighbours(const Dfa& dfa, const std::string& word);
+
 }  // namespace softhat::automata

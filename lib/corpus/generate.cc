@@ -99,18 +99,70 @@ class Sampler {
     std::vector<std::string> out;
     std::unordered_set<std::string> mine;
     for (std::size_t tries = 0; out.size() < count && tries < 20 * count + 200; ++tries) {
-      for (std::string& w : draw(rng, n, true, 1, taken)) {
-        if (mine.count(w)) continue;
-        for (const std::string& c : edit_neighbours(w, lang_.alphabet())) {
-          if (!member(c)) {
-            mine.insert(w);
-            out.push_back(std::move(w));
-            break;
-          }
-        }
+      std::optional<std::string> proposal;
+      if (lang_.checker) proposal = lang_.checker->sample_border_positive(rng, n);
+      if (!proposal) {
+        std::vector<std::string> one = draw(rng, n, true, 1, taken);
+        if (one.empty()) break;
+        proposal = std::move(one[0]);
+      }
+      if (taken.count(*proposal) || mine.count(*proposal)) continue;
+      if (!rejected_neighbours(rng, *proposal, {}).empty()) {
+        mine.insert(*proposal);
+        out.push_back(std::move(*proposal));
       }
     }
     return out;
+  }
+
+  // Negatives at edit distance 1 from a positive, none in `taken`: all of
+  // them for regular languages (from the DFA); for counting languages (whose
+  // membership costs O(n) a word) those among every edit at either end of
+  // the word (where prefix-count languages break) and 64 uniformly random edits.
+  std::vector<std::string> rejected_neighbours(std::mt19937_64& rng, const std::string& w,
+                                               const std::unordered_set<std::string>& taken) const {
+    std::vector<std::string> out;
+    if (positive_) {
+      for (std::string& c : automata::rejected_neighbours(positive_->dfa(), w)) {
+        if (!taken.count(c)) out.push_back(std::move(c));
+      }
+      return out;
+    }
+    const std::string& sigma = lang_.alphabet();
+    const std::size_t n = w.size(), k = sigma.size();
+    const std::uint64_t edits = n * (k - 1) + (n + 1) * k + n;  // substitutions, insertions, deletions
+    std::set<std::string> found;
+    auto consider = [&](std::string c) {
+      if (!taken.count(c) && !member(c)) found.insert(std::move(c));
+    };
+    if (n > 0) {
+      for (std::size_t i : {std::size_t{0}, n - 1}) {
+        consider(w.substr(0, i) + w.substr(i + 1));
+        for (char s : sigma) {
+          std::string c = w;
+          c[i] = s;
+          if (s != w[i]) consider(c);
+        }
+      }
+    }
+    for (char s : sigma) {
+      consider(s + w);
+      consider(w + s);
+    }
+    for (int t = 0; t < 64; ++t) {
+      std::uint64_t e = uniform_int(rng, 0, edits - 1);
+      std::string c = w;
+      if (e < n * (k - 1)) {
+        const std::size_t i = e / (k - 1), r = e % (k - 1);
+        c[i] = sigma[r < sigma.find(w[i]) ? r : r + 1];
+      } else if ((e -= n * (k - 1)) < (n + 1) * k) {
+        c.insert(c.begin() + static_cast<std::ptrdiff_t>(e / k), sigma[e % k]);
+      } else {
+        c.erase(e - (n + 1) * k, 1);
+      }
+      consider(std::move(c));
+    }
+    return {found.begin(), found.end()};
   }
 
   bool member(const std::string& w) const {
@@ -130,6 +182,18 @@ class Sampler {
       out.push_back(std::move(w));
     };
     if (positive_) return draw_from(positive ? *positive_ : *negative_, rng, n, count, taken);
+    if (positive && lang_.checker) {
+      // The checker's exact sampler, when its kind has one.
+      bool exists = true;
+      if (auto w = lang_.checker->sample_positive(rng, n, &exists)) {
+        keep(std::move(*w));
+        for (std::size_t tries = 0; out.size() < count && tries < 50 * count + 1000; ++tries) {
+          keep(*lang_.checker->sample_positive(rng, n));
+        }
+        return out;
+      }
+      if (!exists) return out;
+    }
     // Rejection from uniform words: exactly uniform within the class.
     for (std::size_t tries = 0; out.size() < count && tries < 2000 * count + 20000; ++tries) {
       std::string w = verify::random_word(rng, lang_.alphabet(), n, 0);
@@ -180,6 +244,14 @@ struct Unit {
 
 std::string sampling_method(const lang::Language& l) {
   if (regular(l)) return "exact uniform sampling from the minimal DFA and its complement";
+  if (l.checker) {
+    std::mt19937_64 rng(1);
+    bool exists = true;
+    if (l.checker->sample_positive(rng, 2, &exists) || !exists) {
+      return fmt::format("positives: the {} checker's exact uniform sampler; negatives: rejection from uniform words",
+                         l.checker->kind());
+    }
+  }
   return "rejection from uniform words (uniform within each class; rare classes may fall short)";
 }
 
@@ -244,10 +316,7 @@ Corpus generate_corpus(const lang::Language& language, const GenerateOptions& o)
       const std::size_t positives = out.size();
       std::size_t made = 0;
       for (std::size_t i = 0; i < positives; ++i) {
-        std::vector<std::string> candidates;
-        for (std::string& c : edit_neighbours(out[i].word, language.alphabet())) {
-          if (!taken.count(c) && !sampler.member(c)) candidates.push_back(std::move(c));
-        }
+        const std::vector<std::string> candidates = sampler.rejected_neighbours(rng, out[i].word, taken);
         if (candidates.empty()) continue;
         std::string pick = candidates[uniform_int(rng, 0, candidates.size() - 1)];
         taken.insert(pick);

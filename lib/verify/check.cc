@@ -8,6 +8,7 @@
 #include "automata/dfa.h"
 #include "logic/eval.h"
 #include "util/error.h"
+#include "verify/sample_words.h"
 #include "verify/words.h"
 
 namespace softhat::verify {
@@ -95,12 +96,9 @@ CheckReport check_language(const lang::Language& language, const CheckOptions& o
 
   for (std::size_t n : options.lengths) {
     CheckRow row{fmt::format("{}", n)};
-    // Seeded by the alphabet, not the name: a formula typed on the command line
-    // sees exactly the words its catalogue twin sees.
-    std::mt19937_64 rng = derived_rng(options.seed, language.alphabet(), n);
-    for (std::size_t k = 0; k < options.samples; ++k) {
-      comparer.run(random_word(rng, language.alphabet(), n, k), row);
-    }
+    // Seeded by the seed, the alphabet and the language, not its name: a
+    // formula typed on the command line sees exactly its catalogue twin's words.
+    for (const std::string& w : balanced_words(language, n, options.samples, options.seed)) comparer.run(w, row);
     report.rows.push_back(row);
   }
   return report;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "verify/sample_words.h"
 #include "verify/words.h"
 
 namespace softhat::verify {
@@ -63,8 +64,7 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
   report.rows.push_back(exhaustive);
   for (std::size_t n : options.lengths) {
     VerifyRow row{fmt::format("{}", n)};
-    std::mt19937_64 rng = derived_rng(options.seed, language.alphabet(), n);
-    for (std::size_t k = 0; k < options.samples; ++k) test(random_word(rng, language.alphabet(), n, k), row);
+    for (const std::string& w : balanced_words(language, n, options.samples, options.seed)) test(w, row);
     report.rows.push_back(row);
   }
   return report;

@@ -84,7 +84,8 @@ TEST_CASE("catalogue: malformed files name the path, the line and the problem", 
         "user/x.toml: language 'x': unknown class 'nice' (known: star-free, regular, counting, context-free)");
   CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a\"\nclass = \"counting\"\n[checker]\nkind = "
                    "\"dyk\"\nsymbols = \"ab\"\n") ==
-        "user/x.toml: language 'x': unknown checker kind 'dyk' (known: dyck, anbn, majority, parity)");
+        "user/x.toml: language 'x': unknown checker kind 'dyk' (known: dyck, anbn, majority, prefix-majority, twice, "
+        "dyck-prefix, parity)");
   CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a\"\nclass = \"counting\"\n[checker]\nkind = "
                    "\"dyck\"\n") ==
         "user/x.toml:5: missing required key 'symbols'");

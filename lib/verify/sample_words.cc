@@ -1,0 +1,27 @@
+#include "verify/sample_words.h"
+
+#include "corpus/generate.h"
+#include "util/random.h"
+#include "verify/words.h"
+
+namespace softhat::verify {
+
+std::vector<std::string> balanced_words(const lang::Language& language, std::size_t length, std::size_t samples,
+                                        std::uint64_t seed) {
+  std::vector<std::string> words;
+  if (samples == 0) return words;
+  corpus::GenerateOptions g;
+  g.splits = {corpus::Split{"verify", length, length}};
+  g.per_length = (samples + 1) / 2;
+  g.negatives = corpus::Negatives::kBorder;
+  g.seed = seed;
+  const corpus::Corpus c = corpus::generate_corpus(language, g);
+  for (const corpus::Example& e : c.splits[0]) {
+    if (words.size() < samples) words.push_back(e.word);
+  }
+  std::mt19937_64 rng = derived_rng(seed, language.alphabet(), length);
+  for (std::uint64_t k = 0; words.size() < samples; ++k) words.push_back(random_word(rng, language.alphabet(), length, k));
+  return words;
+}
+
+}  // namespace softhat::verify

@@ -1,0 +1,20 @@
+// The random words `check` and `verify` test at a length: half positives and
+// half near-miss negatives from the corpus generator (uniform positives from
+// the language's border, each paired with a negative one edit away), so that
+// long words test the boundary, not only the easy side; topped up with
+// uniform and blocky random words where the language has too few. The words
+// depend only on the seed, the length and the language.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lang/language.h"
+
+namespace softhat::verify {
+
+std::vector<std::string> balanced_words(const lang::Language& language, std::size_t length, std::size_t samples,
+                                        std::uint64_t seed);
+
+}  // namespace softhat::verify
