@@ -8,6 +8,15 @@
 
 namespace softhat::model {
 
+void MarginStats::add_row(double target_mass, double gap, double beta) {
+  ++rows;
+  min_target_mass = std::min(min_target_mass, target_mass);
+  if (gap < kNoGap) {  // no gap when every visible score ties (the second best is -inf)
+    min_gap = std::min(min_gap, gap);
+    min_scaled_gap = std::min(min_scaled_gap, beta * gap);
+  }
+}
+
 void MarginStats::merge(const MarginStats& o) {
   min_target_mass = std::min(min_target_mass, o.min_target_mass);
   min_gap = std::min(min_gap, o.min_gap);
@@ -170,16 +179,8 @@ struct Attention {
         }
         if (!(l(r) > 0) || !std::isfinite(m(r))) bad_row(layer, head_index, i, "has no finite score");
         out.row(i) = acc.row(r) / l(r);
-        if (stats) {
-          ++stats->rows;
-          // Every maximal score has weight exp(0)/l; the rest is the leak.
-          stats->min_target_mass = std::min(stats->min_target_mass, ties[r] / l(r));
-          if (second[r] > kNegInf) {
-            const double gap = best[r] - second[r];
-            stats->min_gap = std::min(stats->min_gap, gap);
-            stats->min_scaled_gap = std::min(stats->min_scaled_gap, beta * gap);
-          }
-        }
+        // Every maximal score has weight exp(0)/l; the rest is the leak.
+        if (stats) stats->add_row(ties[r] / l(r), best[r] - second[r], beta);
       }
     }
   }
@@ -231,14 +232,7 @@ struct Attention {
       }
       if (!(l > 0) || !std::isfinite(m)) bad_row(layer, head_index, i, "has no finite score");
       out.row(i) = acc / l;
-      if (stats) {
-        ++stats->rows;
-        stats->min_target_mass = std::min(stats->min_target_mass, ties / l);
-        if (second > kNegInf) {
-          stats->min_gap = std::min(stats->min_gap, best - second);
-          stats->min_scaled_gap = std::min(stats->min_scaled_gap, beta * (best - second));
-        }
-      }
+      if (stats) stats->add_row(ties / l, best - second, beta);
     };
     sweep(add, emit);
   }
@@ -360,14 +354,7 @@ struct Attention {
         if (score[c] == best) ties += count[c];
       }
       out.row(i) = acc / l;
-      if (stats) {
-        ++stats->rows;
-        stats->min_target_mass = std::min(stats->min_target_mass, ties / l);
-        if (second > kNegInf) {
-          stats->min_gap = std::min(stats->min_gap, best - second);
-          stats->min_scaled_gap = std::min(stats->min_scaled_gap, beta * (best - second));
-        }
-      }
+      if (stats) stats->add_row(ties / l, best - second, beta);
     };
     sweep(add, emit);
   }

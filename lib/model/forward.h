@@ -48,6 +48,8 @@ struct MarginStats {
   double min_scaled_gap = kNoGap;  // the same times beta(n)
   std::int64_t rows = 0;
   void merge(const MarginStats& o);
+  // One softmax row: its target mass and its score gap (+inf if none).
+  void add_row(double target_mass, double gap, double beta);
 };
 
 struct HeadMargins {
