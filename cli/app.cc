@@ -52,7 +52,7 @@ lang::Language select_one(const Context& ctx, const lang::Selection& selection, 
 }
 
 int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
-  CLI::App app{"softhat: formal languages compiled into softmax transformers, checked word by word"};
+  CLI::App app{"softhat: formal languages compiled into softmax transformers, checked word by word", "softhat"};
   app.set_version_flag("--version", "softhat 0.1.0");
   app.require_subcommand(1);
   app.footer(

@@ -19,8 +19,8 @@ struct CheckArgs {
 
 void setup_check(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand(
-      "check", "compare the formula evaluator with the language's oracles (regex, checker); exit 1 on any "
-               "disagreement");
+      "check", "compare the formula evaluator with the language's oracles (regex, checker, automaton, the "
+               "formula's DFA); exit 1 on any disagreement");
   auto args = std::make_shared<CheckArgs>();
   add_selection(sub, args->selection, true);
   auto* max_len = sub->add_option("--max-len", args->max_len,

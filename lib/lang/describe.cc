@@ -46,6 +46,9 @@ std::string describe_language(const Language& l) {
   }
   line("regex", l.regex ? l.regex->pattern() : "-");
   line("checker", l.checker ? l.checker->describe() : "-");
+  line("automaton", l.automaton ? fmt::format("{} states (minimal DFA of the catalogue's AT&T automaton)",
+                                             l.automaton->states())
+                                : "-");
   line("description", l.spec.description.empty() ? "-" : l.spec.description);
   line("reference", l.spec.reference.empty() ? "-" : l.spec.reference);
   line("source", l.spec.source);
