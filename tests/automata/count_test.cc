@@ -13,7 +13,7 @@
 
 using namespace softhat;
 
-TEST_CASE("count: exact counts equal brute force; long lengths work", "[automata]") {
+TEST_CASE("count: exact counts equal brute force, long lengths work", "[automata]") {
   for (const char* f : {"(b & Y a) | O(b & Y a)", "!((a & O b) | O(a & O b))", "a & mod(3,0)", "Y Y a", "first"}) {
     const logic::Formula formula = logic::parse(f, "ab");
     const automata::WordCounter c(automata::dfa_from_formula(formula, "ab"), 12);

@@ -81,7 +81,7 @@ TEST_CASE("dfa: random formulas, past and future mixed, agree with the evaluator
   }
 }
 
-TEST_CASE("dfa: minimization merges equivalent states; limits are clear errors", "[automata]") {
+TEST_CASE("dfa: minimization merges equivalent states, limits are clear errors", "[automata]") {
   // Four states computing "even number of a" twice over.
   automata::Dfa d;
   d.alphabet = "ab";

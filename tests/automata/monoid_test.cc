@@ -60,7 +60,7 @@ TEST_CASE("monoid: star-free catalogue languages are certified, the others refus
   CHECK(even.witness->period == 2);
 }
 
-TEST_CASE("monoid: sizes worked by hand; the limit is a clear error", "[automata]") {
+TEST_CASE("monoid: sizes worked by hand, the limit is a clear error", "[automata]") {
   // a*b*: states A (in a*), B (in b+), D (dead). Transformations: id;
   // a = (A->A, B->D); b = (A->B, B->B); ab = (A->B, B->D); ba = everything -> D.
   // aa = a, bb = b, and every longer word equals one of these: 5 elements.

@@ -20,7 +20,7 @@ Result run(const std::vector<std::string>& args, const std::string& input = "") 
 constexpr auto lines = softhat::test::lines_of;
 }  // namespace
 
-TEST_CASE("classify: verdicts equal the evaluator's; bad input stays in place", "[cli][classify]") {
+TEST_CASE("classify: verdicts equal the evaluator's, bad input stays in place", "[cli][classify]") {
   const lang::Catalog catalog = lang::Catalog::builtin();
   const logic::Formula f = *catalog.find("a-since-b").formula;
   std::mt19937_64 rng = derived_rng(41, "classify");
@@ -94,7 +94,7 @@ TEST_CASE("compile, run and analyze: the file reproduces classify", "[cli][class
   CHECK(run({"compile", "c-flanked", "-o", "/nonexistent/dir/m.safetensors"}).status == 2);
 }
 
-TEST_CASE("verify: the catalogue agrees; a wrong oracle and a tiny beta are caught", "[cli][verify]") {
+TEST_CASE("verify: the catalogue agrees, a wrong oracle and a tiny beta are caught", "[cli][verify]") {
   const auto json_path = std::filesystem::temp_directory_path() / "softhat_verify_test.json";
   const Result all = run({"verify", "--all", "--lengths", "100,1000", "--samples", "30", "--json", json_path.string()});
   INFO(all.out);

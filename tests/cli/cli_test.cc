@@ -60,7 +60,7 @@ TEST_CASE("cli: bad formulas give their message and exit status 2", "[cli]") {
   }
 }
 
-TEST_CASE("cli: usage errors exit 2; list and show work", "[cli]") {
+TEST_CASE("cli: usage errors exit 2, list and show work", "[cli]") {
   CHECK(run({}).status == 2);
   CHECK(run({"frobnicate"}).status == 2);
   CHECK(run({"check"}).status == 2);

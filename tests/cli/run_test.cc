@@ -33,7 +33,7 @@ struct TempModel {
 constexpr auto lines = softhat::test::lines_of;
 }  // namespace
 
-TEST_CASE("run: TSV verdicts in input order; bad lines in place; exit 2 at the end", "[cli][run]") {
+TEST_CASE("run: TSV verdicts in input order, bad lines in place, exit 2 at the end", "[cli][run]") {
   TempModel m;
   const model::Engine engine(m.model);
   auto verdict = [&](const std::string& w) { return w + (engine.run(w).accepted ? "\tTRUE" : "\tFALSE"); };

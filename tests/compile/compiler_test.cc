@@ -136,7 +136,7 @@ TEST_CASE("compiler: a fixed temperature fails at large n, the schedule never do
   CHECK(n1 <= 10);
 }
 
-TEST_CASE("compiler: shared subformulas are computed once; parallel heads share a layer", "[compile]") {
+TEST_CASE("compiler: shared subformulas are computed once, parallel heads share a layer", "[compile]") {
   const logic::Formula f = logic::parse("(b & Y a) | O(b & Y a)", "ab");
   const compile::Plan p = compile::compile_formula(f, "ab").plan;
   int y_heads = 0;

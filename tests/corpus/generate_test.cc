@@ -93,7 +93,7 @@ TEST_CASE("generate: border negatives are one edit from their positive", "[corpu
   }
 }
 
-TEST_CASE("generate: --out writes one file per split and a manifest; shortages are reported", "[corpus]") {
+TEST_CASE("generate: --out writes one file per split and a manifest, shortages are reported", "[corpus]") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "softhat_generate_test";
   fs::remove_all(dir);

@@ -93,7 +93,7 @@ TEST_CASE("catalogue: malformed files name the path, the line and the problem", 
         "user/x.toml: name 'X Y' may only use lowercase letters, digits, '-' and '_'");
 }
 
-TEST_CASE("catalogue: --catalog folders add languages; duplicates are refused", "[lang]") {
+TEST_CASE("catalogue: --catalog folders add languages, duplicates are refused", "[lang]") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "softhat_catalog_test";
   fs::remove_all(dir);

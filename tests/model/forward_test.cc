@@ -129,7 +129,7 @@ TEST_CASE("forward: margins are exact on a worked row", "[model]") {
   CHECK(r.output_margin == Approx(r.y - 0.5).epsilon(1e-15));
 }
 
-TEST_CASE("forward: the empty word is read at BOS; the FFN is ReLU with residual", "[model]") {
+TEST_CASE("forward: the empty word is read at BOS, the FFN is ReLU with residual", "[model]") {
   ModelConfig c;
   c.alphabet = "a";
   c.d_model = 2;

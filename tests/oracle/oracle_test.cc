@@ -11,7 +11,7 @@
 using namespace softhat;
 using namespace softhat::oracle;
 
-TEST_CASE("regex oracle: full match over bytes; invalid patterns name the language", "[oracle]") {
+TEST_CASE("regex oracle: full match over bytes, invalid patterns name the language", "[oracle]") {
   const RegexOracle re("[ab]*ab[ab]*", "contains-ab");
   CHECK(re.accepts("ab"));
   CHECK(re.accepts("bbabb"));
