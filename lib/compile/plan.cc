@@ -111,16 +111,36 @@ class Builder {
     if (auto it = memo_.find(key); it != memo_.end()) return it->second;
     int l = 0;
     for (int in : inputs) l = std::max(l, ready_[in] + 1);
-    const int target = coord(label, l);
+    const int target = coord(label, l, bos_value_of(kind, inputs));
     layer(l).ffn.push_back(GlueOp{kind, target, std::move(inputs)});
     memo_[key] = target;
     return target;
   }
 
-  // The value form: event at real positions, 0 at BOS. Affine when the event
-  // is an embedding coordinate with a known BOS value b: event - b * bos.
+  // A glue result's value at the BOS row, when every input's is known: the
+  // BOS row computes every subformula at the contract's point 0 for the
+  // empty word, and for any word its since/count/sign results are the same
+  // there (those heads see only BOS at the BOS row); until results are not.
+  int bos_value_of(GlueKind kind, const std::vector<int>& inputs) const {
+    std::vector<int> v;
+    for (int in : inputs) {
+      if (bos_value_[in] < 0) return -1;
+      v.push_back(bos_value_[in]);
+    }
+    switch (kind) {
+      case GlueKind::kNot: return 1 - v[0];
+      case GlueKind::kAnd: return std::all_of(v.begin(), v.end(), [](int x) { return x == 1; });
+      case GlueKind::kOr: return std::any_of(v.begin(), v.end(), [](int x) { return x == 1; });
+      case GlueKind::kImplies: return !v[0] || v[1];
+      case GlueKind::kIff: return v[0] == v[1];
+      default: return -1;
+    }
+  }
+
+  // The value form: event at real positions, 0 at BOS. Affine whenever the
+  // event's value at the BOS row is known (b): event - b * bos.
   std::optional<LinearForm> affine_value(int event) const {
-    if (ready_[event] >= 0 || bos_value_[event] < 0) return std::nullopt;
+    if (bos_value_[event] < 0) return std::nullopt;
     LinearForm f;
     f.terms.emplace_back(event, 1.0);
     if (bos_value_[event] == 1) f.terms.emplace_back(plan_.bos, -1.0);
@@ -163,7 +183,8 @@ class Builder {
     }
     PlannedHead head{since ? HeadKind::kSince : HeadKind::kUntil, label, *stop, *value, {}};
     head.raw = coord("att:" + label, l);
-    head.result = coord("sub:" + label, l);
+    // At the BOS row a since head sees only BOS (value 0): its bit is 0.
+    head.result = coord("sub:" + label, l, since ? 0 : -1);
     layer(l).heads.push_back(head);
     layer(l).ffn.push_back(GlueOp{GlueKind::kRound, head.result, {head.raw}});
     memo_[key] = head.result;
@@ -209,7 +230,7 @@ class Builder {
     for (const auto& [c, w] : e.terms) l = std::max(l, ready_[c] + 1);
     PlannedHead head{HeadKind::kSign, label, {}, LinearForm{{{plan_.bos, 1.0}}}, e};
     head.raw = coord("att:" + label, l);
-    head.result = coord("sub:" + label, l);
+    head.result = coord("sub:" + label, l, known ? 1 : 0);  // the compile-time value at point 0
     layer(l).heads.push_back(head);
     layer(l).ffn.push_back(GlueOp{GlueKind::kSignRound, head.result, {head.raw, known ? 1 : 0}});
     memo_[key] = head.result;
@@ -228,7 +249,7 @@ class Builder {
  private:
   Plan& plan_;
   std::vector<int> ready_;
-  std::vector<int> bos_value_;  // value at BOS for embedding coordinates, -1 if not an embedding
+  std::vector<int> bos_value_;  // the 0/1 value at the BOS row when it is the same for every word, else -1
   std::unordered_map<std::string, int> memo_;
 };
 
