@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "logic/parse.h"
 #include "util/error.h"
+#include "util/version.h"
 
 namespace softhat::cli {
 
@@ -53,7 +54,7 @@ lang::Language select_one(const Context& ctx, const lang::Selection& selection, 
 
 int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   CLI::App app{"softhat: formal languages compiled into softmax transformers, checked word by word", "softhat"};
-  app.set_version_flag("--version", "softhat 0.1.0");
+  app.set_version_flag("--version", std::string("softhat ") + kVersion);
   app.require_subcommand(1);
   app.footer(
       "Exit status: 0 success, 1 a verification found a disagreement, 2 usage or input error, "

@@ -8,6 +8,7 @@
 
 #include "io/file_util.h"
 #include "util/error.h"
+#include "util/version.h"
 
 namespace softhat::corpus {
 
@@ -35,7 +36,7 @@ std::string format_split(const std::vector<Example>& examples, const std::string
 std::string manifest_json(const Corpus& corpus, const ManifestInfo& info) {
   const GenerateOptions& o = *info.options;
   nlohmann::ordered_json m;
-  m["softhat_version"] = "0.1.0";
+  m["softhat_version"] = kVersion;
   m["language"] = info.language;
   m["alphabet"] = info.alphabet;
   m["formula"] = info.formula;
