@@ -27,7 +27,7 @@ std::string format_split(const std::vector<Example>& examples, const std::string
     j["split"] = split;
     j["kind"] = e.kind;
     if (!e.from.empty() || e.kind == "border") j["from"] = e.from;
-    out += j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out += io::json_line(j);
     out += '\n';
   }
   return out;

@@ -28,11 +28,9 @@ std::optional<std::string> check_word(std::string_view word, std::string_view al
   return std::nullopt;
 }
 
-namespace {
 std::string json_line(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
-}  // namespace
 
 StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_view alphabet, WordFormat format,
                               bool emit_state, const std::function<model::RunResult(std::string_view)>& classify) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -22,6 +23,9 @@ namespace softhat::io {
 
 enum class WordFormat { kTsv, kJsonl };
 WordFormat parse_word_format(const std::string& name);
+
+// One JSONL record: compact, invalid UTF-8 replaced rather than thrown on.
+std::string json_line(const nlohmann::ordered_json& record);
 
 // Checks that every symbol is in the alphabet; returns the error message
 // ("symbol 'c' at 3 is not in the alphabet {a,b}", positions from 1) or nullopt.

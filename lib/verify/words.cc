@@ -31,6 +31,15 @@ void for_each_word(std::string_view alphabet, std::size_t max_len,
   }
 }
 
+std::vector<std::string> all_words(std::string_view alphabet, std::size_t max_len) {
+  std::vector<std::string> words;
+  for_each_word(alphabet, max_len, [&](const std::string& w) {
+    words.push_back(w);
+    return true;
+  });
+  return words;
+}
+
 std::uint64_t count_words(std::size_t alphabet_size, std::size_t max_len) {
   std::uint64_t total = 0, power = 1;
   for (std::size_t len = 0; len <= max_len; ++len) {

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace softhat::verify {
 
@@ -15,6 +16,9 @@ namespace softhat::verify {
 // length-lexicographic order (alphabet order). Stops early if visit returns false.
 void for_each_word(std::string_view alphabet, std::size_t max_len,
                    const std::function<bool(const std::string&)>& visit);
+
+// Every word of length 0..max_len, in the same order (for small alphabets and lengths).
+std::vector<std::string> all_words(std::string_view alphabet, std::size_t max_len);
 
 // Number of words of length 0..max_len (saturates at UINT64_MAX).
 std::uint64_t count_words(std::size_t alphabet_size, std::size_t max_len);

@@ -16,16 +16,7 @@
 
 using namespace softhat;
 
-namespace {
-std::vector<std::string> all_words(const std::string& alphabet, std::size_t max_len) {
-  std::vector<std::string> words;
-  verify::for_each_word(alphabet, max_len, [&](const std::string& w) {
-    words.push_back(w);
-    return true;
-  });
-  return words;
-}
-}  // namespace
+using verify::all_words;
 
 TEST_CASE("compiler: random formulas agree with the evaluator on every word to length 8", "[compile]") {
   const std::vector<std::string> words = all_words("ab", 8);

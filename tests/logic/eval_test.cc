@@ -106,11 +106,7 @@ TEST_CASE("evaluator: algebraic identities on random formulas and words", "[logi
   options.max_depth = 3;
   options.counting = true;
   options.modular = true;
-  std::vector<std::string> words;
-  softhat::verify::for_each_word("ab", 6, [&](const std::string& w) {
-    words.push_back(w);
-    return true;
-  });
+  std::vector<std::string> words = softhat::verify::all_words("ab", 6);
   for (int k = 0; k < 20; ++k) words.push_back(softhat::verify::random_word(rng, "ab", 40, k));
 
   auto same = [&](Formula x, Formula y, bool with_empty_word = true) {
