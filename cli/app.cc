@@ -71,6 +71,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_verify(app, runner);
   setup_analyze(app, runner);
   setup_generate(app, runner);
+  setup_simulate(app, runner);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

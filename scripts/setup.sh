@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libcli11-dev libeigen3-dev libre2-dev catch2 libfmt-dev
-          nlohmann-json3-dev libtomlplusplus-dev)
+          nlohmann-json3-dev libtomlplusplus-dev libgmp-dev)
 if [ "${1:-}" = "--tests" ]; then
   shift
   packages+=(python3 python3-numpy python3-torch)

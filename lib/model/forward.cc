@@ -485,8 +485,10 @@ struct Prepared {
         const MatD V = (X * h.v.transpose()).template cast<double>();
         MatD out;
         HeadMargins hm{static_cast<int>(li), static_cast<int>(hi), {}};
+        HeadConfig head_config = cfg.layers[li].heads[hi];
+        if (opt.force_average) head_config.hard = HardKind::kAverage;
         Attention{Q,    K,
-                     V,    cfg.layers[li].heads[hi],
+                     V,    head_config,
                      opt.mode, result.beta,
                      static_cast<int>(li), static_cast<int>(hi),
                      std::max(1, opt.query_block), std::max(1, opt.key_block), opt.linear_scan,

@@ -35,6 +35,7 @@ struct RunOptions {
   bool keep_state = false;           // return the final residual vector at the read position
   bool keep_all_states = false;      // return the final residual stream (every position)
   bool linear_scan = true;  // O(n) attention for heads whose queries are all equal
+  bool force_average = false;  // hard mode: every head average-hard, whatever it declares (an AHAT)
   int query_block = 64;
   int key_block = 256;
 };

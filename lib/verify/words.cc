@@ -1,9 +1,13 @@
 #include "verify/words.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
+#include "util/error.h"
 #include "util/random.h"
 
 namespace softhat::verify {
@@ -77,6 +81,48 @@ std::string random_word(std::mt19937_64& rng, std::string_view alphabet, std::si
     std::fill(word.begin() + cuts[r], word.begin() + cuts[r + 1], c);
   }
   return word;
+}
+
+}  // namespace softhat::verify
+
+namespace softhat::verify {
+
+std::vector<std::size_t> parse_length_list(const std::string& text, std::size_t max_length) {
+  std::vector<std::size_t> out;
+  auto number = [&](const std::string& item, const std::string& s) {
+    std::size_t used = 0;
+    unsigned long long v = 0;
+    try {
+      if (s.empty() || s[0] == '-' || s[0] == '+') throw std::invalid_argument(s);
+      v = std::stoull(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != s.size() || s.empty()) {
+      throw InputError(fmt::format("bad length '{}' in '{}' (expected N or A-B, e.g. 0-12,16,1000)", item, text));
+    }
+    if (v > max_length) throw InputError(fmt::format("length {} in '{}' exceeds the limit {}", v, text, max_length));
+    return static_cast<std::size_t>(v);
+  };
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    const std::size_t dash = item.find('-');
+    std::size_t lo = 0, hi = 0;
+    if (dash == std::string::npos) {
+      lo = hi = number(item, item);
+    } else {
+      lo = number(item, item.substr(0, dash));
+      hi = number(item, item.substr(dash + 1));
+      if (hi < lo) throw InputError(fmt::format("empty range '{}' in '{}'", item, text));
+    }
+    for (std::size_t n = lo; n <= hi; ++n) {
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    }
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace softhat::verify

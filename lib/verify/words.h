@@ -33,3 +33,11 @@ std::size_t default_max_len(std::size_t alphabet_size);
 std::string random_word(std::mt19937_64& rng, std::string_view alphabet, std::size_t n, std::uint64_t index);
 
 }  // namespace softhat::verify
+
+namespace softhat::verify {
+
+// Parses a length list such as "0-12,16,32,1000" (ranges inclusive, in the
+// order given, duplicates dropped). Throws InputError naming the bad item.
+std::vector<std::size_t> parse_length_list(const std::string& text, std::size_t max_length = 100000000);
+
+}  // namespace softhat::verify

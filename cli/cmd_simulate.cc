@@ -1,0 +1,112 @@
+// softhat simulate: an average-hard transformer against the same weights
+// under softmax at the temperature the AHAT -> softmax theorem requires
+// (lib/simulate/simulate.h, docs/simulate.md).
+#include <fmt/format.h>
+
+#include <memory>
+#include <ostream>
+
+#include "cli/command.h"
+#include "compile/acceptor.h"
+#include "io/file_util.h"
+#include "io/model_file.h"
+#include "simulate/simulate.h"
+#include "util/error.h"
+#include "verify/check.h"
+#include "verify/sample_words.h"
+#include "verify/words.h"
+
+namespace softhat::cli {
+
+namespace {
+struct Args {
+  lang::Selection selection;
+  CompileArgs compile;
+  std::string model;
+  std::string lengths = "0-8,16,32,64,128";
+  std::size_t samples = 20;
+  std::uint64_t exhaustive_limit = 5000;
+  double epsilon = 0;
+  std::uint64_t seed = kDefaultSeed;
+  std::string json;
+};
+}  // namespace
+
+void setup_simulate(CLI::App& app, Runner& runner) {
+  CLI::App* sub = app.add_subcommand(
+      "simulate", "run a model as an average-hard transformer and under softmax at the theorem's temperature");
+  auto args = std::make_shared<Args>();
+  add_selection(sub, args->selection, false);
+  add_compile_options(sub, args->compile, true);
+  sub->add_option("--model", args->model, "a model file (.safetensors) instead of a language");
+  sub->add_option("--lengths", args->lengths, "lengths, e.g. 0-12,16,1000 (default 0-8,16,32,64,128)");
+  sub->add_option("--samples", args->samples, "sampled words per length when not exhaustive (default 20)");
+  sub->add_option("--exhaustive-limit", args->exhaustive_limit,
+                  "test every word of a length when there are at most this many (default 5000)");
+  auto* eps = sub->add_option("--epsilon", args->epsilon,
+                              "target final-state error of the theorem (default: half the smallest AHAT margin)");
+  eps->check(CLI::PositiveNumber);
+  sub->add_option("--seed", args->seed, "random seed (fixed default)");
+  sub->add_option("--json", args->json, "also write the report as JSON to this file");
+  sub->callback([&runner, args, eps] {
+    const bool has_eps = eps->count() > 0;
+    runner = [args, has_eps](Context& ctx) {
+      simulate::SimulateOptions options;
+      options.lengths = verify::parse_length_list(args->lengths);
+      if (has_eps) options.epsilon = args->epsilon;
+      options.beta = args->compile.beta_override();
+      std::optional<lang::Language> language;
+      model::Transformer model;
+      std::string subject;
+      if (!args->model.empty()) {
+        if (!args->selection.names.empty() || args->selection.all || args->selection.formula) {
+          throw InputError("give either --model FILE or a language, not both");
+        }
+        model = io::load_model(args->model);
+        subject = args->model;
+      } else {
+        language = select_one(ctx, args->selection, false);
+        model = compile::build_acceptor(*language, args->compile.options()).model;
+        subject = language->name();
+      }
+      simulate::Oracle oracle_fn;
+      if (language) {
+        // The oracle: regex, checker, automaton or DFA; the formula evaluator only if there is nothing else.
+        std::vector<verify::VerdictSource> sources = verify::verdict_sources(*language);
+        verify::VerdictSource chosen = sources.front();
+        for (const verify::VerdictSource& s : sources) {
+          if (s.name != "formula") {
+            chosen = s;
+            break;
+          }
+        }
+        oracle_fn = [chosen](const std::string& w) { return chosen.accepts(w); };
+      }
+      const std::string alphabet = model.config.alphabet;
+      const auto source = [&](std::size_t n) {
+        simulate::WordSet set = simulate::model_words(alphabet, n, args->samples, args->exhaustive_limit, args->seed);
+        if (!set.exhaustive && language) {
+          // Border positives and near-miss negatives, plus the adversarial families.
+          // (Near misses by insertion or deletion have another length: gaps are per length, so they go.)
+          std::vector<std::string> words;
+          for (std::string& w : verify::balanced_words(*language, n, args->samples, args->seed)) {
+            if (w.size() == n) words.push_back(std::move(w));
+          }
+          for (std::string& w : set.words) {
+            if (std::find(words.begin(), words.end(), w) == words.end()) words.push_back(std::move(w));
+          }
+          set.words = std::move(words);
+        }
+        return set;
+      };
+      simulate::SimulateReport report =
+          simulate::simulate(model, source, language ? &oracle_fn : nullptr, options);
+      report.subject = subject;
+      ctx.out << simulate::format_simulate_report(report);
+      if (!args->json.empty()) io::write_file_atomically(args->json, simulate::simulate_report_json(report).dump(2) + "\n");
+      return report.ok() ? kExitOk : kExitDisagreement;
+    };
+  });
+}
+
+}  // namespace softhat::cli

@@ -1,0 +1,245 @@
+#include "simulate/simulate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "verify/words.h"
+
+namespace softhat::simulate {
+
+bool SimulateReport::ok() const {
+  for (const LengthReport& r : lengths) {
+    if (r.agree_ahat != r.words) return false;
+    if (r.ahat_oracle >= 0 && static_cast<std::uint64_t>(r.ahat_oracle) != r.words) return false;
+    if (r.softmax_oracle >= 0 && static_cast<std::uint64_t>(r.softmax_oracle) != r.words) return false;
+  }
+  return true;
+}
+
+WordSet model_words(const std::string& alphabet, std::size_t n, std::size_t samples, std::uint64_t exhaustive_limit,
+                    std::uint64_t seed) {
+  WordSet set;
+  const std::size_t k = alphabet.size();
+  std::uint64_t total = 1;
+  bool small = true;
+  for (std::size_t i = 0; i < n && small; ++i) {
+    if (total > exhaustive_limit / std::max<std::size_t>(k, 1)) small = false;
+    total *= k;
+  }
+  if (small && total <= exhaustive_limit) {
+    set.exhaustive = true;
+    std::vector<std::size_t> digit(n, 0);
+    for (std::uint64_t w = 0; w < total; ++w) {
+      std::string s(n, alphabet[0]);
+      for (std::size_t i = 0; i < n; ++i) s[i] = alphabet[digit[i]];
+      set.words.push_back(std::move(s));
+      for (std::size_t i = n; i-- > 0;) {  // odometer, last position fastest: lexicographic order
+        if (++digit[i] < k) break;
+        digit[i] = 0;
+      }
+    }
+    return set;
+  }
+  std::set<std::string> seen;
+  auto add = [&](std::string w) {
+    if (seen.insert(w).second) set.words.push_back(std::move(w));
+  };
+  // Adversarial families: long runs, one different symbol far from the
+  // other end, periodic words.
+  for (char a : alphabet) {
+    add(std::string(n, a));
+    for (char b : alphabet) {
+      if (a == b || n == 0) continue;
+      add(std::string(n - 1, a) + b);
+      add(b + std::string(n - 1, a));
+      std::string p(n, a);
+      for (std::size_t i = 1; i < n; i += 2) p[i] = b;
+      add(p);
+    }
+  }
+  std::mt19937_64 rng = derived_rng(seed, "simulate-words", n);
+  for (std::uint64_t i = 0; set.words.size() < samples + seen.size() && i < 20 * samples + 20; ++i) {
+    add(verify::random_word(rng, alphabet, n, i));
+    if (seen.size() >= samples + 3 * k * k) break;
+  }
+  return set;
+}
+
+namespace {
+
+double state_distance(const model::Matrix& a, const model::Matrix& b) {
+  double worst = 0;
+  for (Eigen::Index i = 0; i < a.rows(); ++i) worst = std::max(worst, (a.row(i) - b.row(i)).norm());
+  return worst;
+}
+
+}  // namespace
+
+SimulateReport simulate(const model::Transformer& model, const WordSource& source, const Oracle* oracle,
+                        const SimulateOptions& options) {
+  SimulateReport report;
+  report.layers = static_cast<int>(model.layers.size());
+  for (const auto& l : model.config.layers) report.heads += static_cast<int>(l.heads.size());
+  report.width = model.config.d_model;
+  const model::ExactAhat ahat(model);
+  const model::Engine engine(model);
+  const std::vector<model::LayerNorms> norms = model::weight_norms(model);
+  for (std::size_t n : options.lengths) {
+    const WordSet set = source(n);
+    LengthReport r;
+    r.n = n;
+    r.words = set.words.size();
+    r.exhaustive = set.exhaustive;
+    model::GapProfile profile;
+    profile.keys = static_cast<std::int64_t>(n) + 1;
+    profile.input_norm.assign(model.layers.size(), 0.0);
+    for (const auto& l : model.layers) {
+      profile.gap.emplace_back(l.heads.size(), model::kNoGap);
+      profile.value_norm.emplace_back(l.heads.size(), 0.0);
+    }
+    const bool keep = static_cast<double>(set.words.size()) * static_cast<double>(n + 1) * model.config.d_model <= 2e7;
+    std::vector<model::ExactRun> runs;
+    std::vector<char> ahat_accepts;
+    if (oracle) r.ahat_oracle = r.softmax_oracle = 0;
+    std::vector<char> truth;
+    for (const std::string& w : set.words) {
+      model::ExactRun run = ahat.run(w);
+      if (r.heads.empty()) {
+        r.heads = run.heads;
+      } else {
+        for (std::size_t h = 0; h < run.heads.size(); ++h) r.heads[h].merge(run.heads[h]);
+      }
+      std::size_t h = 0;
+      for (std::size_t l = 0; l < model.layers.size(); ++l) {
+        profile.input_norm[l] = std::max(profile.input_norm[l], run.input_norms[l]);
+        for (std::size_t k = 0; k < model.layers[l].heads.size(); ++k, ++h) {
+          profile.gap[l][k] = std::min(profile.gap[l][k], run.heads[h].gap);
+          profile.value_norm[l][k] = std::max(profile.value_norm[l][k], run.heads[h].max_value_norm);
+        }
+      }
+      r.min_ahat_margin = std::min(r.min_ahat_margin, run.output_margin);
+      ahat_accepts.push_back(run.accepted);
+      if (oracle) {
+        truth.push_back((*oracle)(w));
+        r.ahat_oracle += truth.back() == run.accepted;
+      }
+      if (keep) runs.push_back(std::move(run));
+    }
+    for (const model::HeadGap& g : r.heads) {
+      if (g.gap < r.gap) {
+        r.gap = g.gap;
+        r.gap_layer = g.layer;
+        r.gap_head = g.head;
+      }
+    }
+    r.epsilon = options.epsilon ? *options.epsilon : std::max(r.min_ahat_margin / 2, 1e-300);
+    if (!(r.epsilon < model::kNoGap)) r.epsilon = 0.25;  // no words: any target
+    const model::TheoremBeta tb = model::theorem_beta(norms, profile, r.epsilon);
+    r.theorem_found = tb.found;
+    r.theorem_beta = tb.found ? tb.beta : 0;
+    r.beta = options.beta ? options.beta->at(static_cast<std::int64_t>(n)) : r.theorem_beta;
+    const model::ErrorBound eb = model::softmax_error_bound(norms, profile, r.beta);
+    r.bound = eb.side_conditions ? eb.final_error : model::kNoGap;
+    if (!options.beta && !tb.found) {
+      r.bound = model::kNoGap;
+    }
+    model::RunOptions ro;
+    ro.beta = model::BetaSchedule{r.beta, 0, 0};
+    ro.keep_all_states = true;
+    for (std::size_t i = 0; i < set.words.size(); ++i) {
+      const std::string& w = set.words[i];
+      if (r.beta <= 0) break;  // no beta to run at
+      const model::RunResult soft = engine.run(w, ro);
+      const model::Matrix exact_states = keep ? runs[i].states : ahat.run(w).states;
+      r.max_state_diff = std::max(r.max_state_diff, state_distance(soft.states, exact_states));
+      const bool agree = soft.accepted == static_cast<bool>(ahat_accepts[i]);
+      r.agree_ahat += agree;
+      if (!agree && (!r.first_disagreement || w.size() < r.first_disagreement->size())) r.first_disagreement = w;
+      if (oracle) r.softmax_oracle += soft.accepted == static_cast<bool>(truth[i]);
+    }
+    report.lengths.push_back(std::move(r));
+  }
+  return report;
+}
+
+namespace {
+
+std::string num(double v) {
+  if (!(v < model::kNoGap)) return "inf";
+  if (v == 0) return "0";
+  return fmt::format("{:.4g}", v);
+}
+
+}  // namespace
+
+std::string format_simulate_report(const SimulateReport& rep) {
+  std::string out = fmt::format("{}: {} layers, {} heads, width {}\n", rep.subject, rep.layers, rep.heads, rep.width);
+  out += fmt::format("{:>6} {:>7} {:>4} {:>11} {:>6} {:>9} {:>11} {:>11} {:>11} {:>12} {:>11}\n", "n", "words",
+                     "set", "gap", "head", "eps", "beta(n)", "bound", "max|dx|", "softmax=AHAT", "oracle");
+  for (const LengthReport& r : rep.lengths) {
+    const std::string head = r.gap_layer < 0 ? "-" : fmt::format("{}.{}", r.gap_layer, r.gap_head);
+    std::string orc = "-";
+    if (r.ahat_oracle >= 0) orc = fmt::format("{}/{}", r.ahat_oracle == static_cast<std::int64_t>(r.words) ? "ok" : "BAD",
+                                              r.softmax_oracle == static_cast<std::int64_t>(r.words) ? "ok" : "BAD");
+    out += fmt::format("{:>6} {:>7} {:>4} {:>11} {:>6} {:>9} {:>11} {:>11} {:>11} {:>12} {:>11}\n", r.n, r.words,
+                       r.exhaustive ? "all" : "some", num(r.gap), head, num(r.epsilon),
+                       r.beta > 0 ? num(r.beta) : "none", num(r.bound), num(r.max_state_diff),
+                       fmt::format("{}/{}", r.agree_ahat, r.words), orc);
+    if (r.first_disagreement) out += fmt::format("       first softmax/AHAT disagreement: '{}'\n", *r.first_disagreement);
+  }
+  out += "gap: minimum row gap of the exact average-hard run ('all': every word of the length, the true gap;\n"
+         "'some': sampled and adversarial words, an upper bound). beta(n): the theorem's inverse temperature\n"
+         "for final-state error eps (docs/simulate.md) unless --beta; bound: the theorem's error bound at it.\n"
+         "oracle: AHAT/softmax decisions against the language's oracle.\n";
+  return out;
+}
+
+nlohmann::ordered_json simulate_report_json(const SimulateReport& rep) {
+  nlohmann::ordered_json j;
+  j["subject"] = rep.subject;
+  j["layers"] = rep.layers;
+  j["heads"] = rep.heads;
+  j["width"] = rep.width;
+  j["ok"] = rep.ok();
+  auto jnum = [](double v) -> nlohmann::ordered_json {
+    if (!(v < model::kNoGap)) return nullptr;
+    return v;
+  };
+  for (const LengthReport& r : rep.lengths) {
+    nlohmann::ordered_json row;
+    row["n"] = r.n;
+    row["words"] = r.words;
+    row["exhaustive"] = r.exhaustive;
+    row["gap"] = jnum(r.gap);
+    row["gap_is_upper_bound"] = !r.exhaustive;
+    row["epsilon"] = r.epsilon;
+    row["theorem_beta"] = r.theorem_found ? nlohmann::ordered_json(r.theorem_beta) : nlohmann::ordered_json(nullptr);
+    row["beta"] = r.beta;
+    row["bound"] = jnum(r.bound);
+    row["max_state_diff"] = r.max_state_diff;
+    row["min_ahat_margin"] = jnum(r.min_ahat_margin);
+    row["agree_ahat"] = r.agree_ahat;
+    if (r.ahat_oracle >= 0) {
+      row["ahat_oracle"] = r.ahat_oracle;
+      row["softmax_oracle"] = r.softmax_oracle;
+    }
+    if (r.first_disagreement) row["first_disagreement"] = *r.first_disagreement;
+    for (const model::HeadGap& g : r.heads) {
+      row["heads"].push_back({{"layer", g.layer},
+                              {"head", g.head},
+                              {"uniform_head", g.uniform_head},
+                              {"gap", jnum(g.gap)},
+                              {"rows", g.rows},
+                              {"uniform_rows", g.uniform_rows},
+                              {"tied_rows", g.tied_rows},
+                              {"max_value_norm", g.max_value_norm}});
+    }
+    j["lengths"].push_back(std::move(row));
+  }
+  return j;
+}
+
+}  // namespace softhat::simulate

@@ -1,0 +1,88 @@
+// softhat simulate: an average-hard transformer (AHAT) and the same weights
+// under softmax (the paper's part 2, paper-digest §5; the bound in
+// model/temperature_bound.h, derived in docs/simulate.md).
+//
+// Per length n: every word of the length when there are few enough
+// (exhaustive: gamma-hat is the true gap gamma(n)), else seeded sampled and
+// adversarial words (gamma-hat is then only an upper bound on gamma(n)).
+// Each word is run through the exact AHAT (model/exact_ahat.h); the minimum
+// row gap, the largest state and value norms and the smallest output margin
+// give the theorem's beta(n) for eps (default: half the smallest AHAT output
+// margin, so that decisions must agree); then every word runs under softmax
+// at that beta (or at --beta), and the report gives the largest distance
+// between the two final residual streams and the decision agreement with the
+// AHAT and with the oracle (when there is one).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/exact_ahat.h"
+#include "model/forward.h"
+#include "model/temperature_bound.h"
+#include "util/random.h"
+
+namespace softhat::simulate {
+
+struct WordSet {
+  std::vector<std::string> words;
+  bool exhaustive = false;  // every word of the length
+};
+
+// The words tested at length n.
+using WordSource = std::function<WordSet(std::size_t n)>;
+// An independent verdict (oracle), if any.
+using Oracle = std::function<bool(const std::string&)>;
+
+struct SimulateOptions {
+  std::vector<std::size_t> lengths;
+  std::optional<double> epsilon;               // target final-state error; default: half the min AHAT margin
+  std::optional<model::BetaSchedule> beta;     // run softmax at this schedule instead of the theorem's beta
+  bool keep_head_gaps = true;
+};
+
+struct LengthReport {
+  std::size_t n = 0;
+  std::uint64_t words = 0;
+  bool exhaustive = false;
+  double gap = model::kNoGap;  // gamma-hat(n): min over words, heads and rows
+  int gap_layer = -1, gap_head = -1;  // the head that attains it
+  std::vector<model::HeadGap> heads;  // per head, merged over the words
+  double min_ahat_margin = model::kNoGap;
+  double epsilon = 0;
+  double theorem_beta = 0;   // 0 if not found
+  bool theorem_found = false;
+  double beta = 0;           // the beta the softmax run used
+  double bound = 0;          // the theorem's bound on the final error at that beta (inf if side conditions fail)
+  double max_state_diff = 0;  // max over words and positions of |x_softmax - x_ahat|_2 (final layer)
+  std::uint64_t agree_ahat = 0;    // softmax decision == AHAT decision
+  std::int64_t ahat_oracle = -1;   // AHAT decisions equal to the oracle (-1: no oracle)
+  std::int64_t softmax_oracle = -1;
+  std::optional<std::string> first_disagreement;  // a shortest word where softmax and AHAT differ
+};
+
+struct SimulateReport {
+  std::string subject;  // language or model file
+  int layers = 0, heads = 0, width = 0;
+  std::vector<LengthReport> lengths;
+  bool ok() const;  // every decision agreed (AHAT = softmax = oracle)
+};
+
+SimulateReport simulate(const model::Transformer& model, const WordSource& words, const Oracle* oracle,
+                        const SimulateOptions& options);
+
+// Default word sets for a model without a language: every word when
+// |alphabet|^n <= exhaustive_limit, else `samples` seeded random words plus
+// adversarial families (constant runs, a single different symbol at either
+// end, periodic words).
+WordSet model_words(const std::string& alphabet, std::size_t n, std::size_t samples, std::uint64_t exhaustive_limit,
+                    std::uint64_t seed);
+
+std::string format_simulate_report(const SimulateReport& report);
+nlohmann::ordered_json simulate_report_json(const SimulateReport& report);
+
+}  // namespace softhat::simulate
