@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "compile/acceptor.h"
 
 namespace softhat::cli {
 
@@ -28,9 +29,9 @@ void setup_classify(CLI::App& app, Runner& runner) {
   sub->add_option("--precision", args->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
-      const lang::Language language = select_one(ctx, args->selection);
-      compile::Compiled c = compile::compile_formula(*language.formula, language.alphabet(), args->compile.options());
-      const model::Engine engine(std::move(c.model), parse_precision(args->precision));
+      const lang::Language language = select_one(ctx, args->selection, false);
+      compile::Acceptor acceptor = compile::build_acceptor(language, args->compile.options());
+      const model::Engine engine(std::move(acceptor.model), parse_precision(args->precision));
       model::RunOptions options;
       options.mode = parse_mode(args->mode);
       options.beta = args->compile.beta_override();

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "compile/acceptor.h"
 #include "io/model_file.h"
 
 namespace softhat::cli {
@@ -25,11 +26,14 @@ void setup_compile(CLI::App& app, Runner& runner) {
   sub->add_option("-o,--output", args->output, "the model file to write (.safetensors)")->required();
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
-      const lang::Language language = select_one(ctx, args->selection);
-      const compile::Compiled c = compile::compile_formula(*language.formula, language.alphabet(), args->compile.options());
-      io::save_model(c.model, args->output);
-      ctx.err << fmt::format("softhat: wrote {} ({} layers, {} heads, width {}, beta(n) = {})\n", args->output,
-                             c.plan.layers.size(), c.plan.heads(), c.plan.coords.size(), c.model.config.beta.describe());
+      const lang::Language language = select_one(ctx, args->selection, false);
+      const compile::Acceptor a = compile::build_acceptor(language, args->compile.options());
+      io::save_model(a.model, args->output);
+      int heads = 0;
+      for (const model::LayerConfig& l : a.model.config.layers) heads += static_cast<int>(l.heads.size());
+      ctx.err << fmt::format("softhat: wrote {} ({}; {} layers, {} heads, width {}, beta(n) = {})\n", args->output,
+                             a.origin, a.model.config.layers.size(), heads, a.model.config.d_model,
+                             a.model.config.beta.describe());
       return 0;
     };
   });

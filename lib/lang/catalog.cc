@@ -17,7 +17,7 @@ namespace softhat::lang {
 namespace {
 
 const std::set<std::string_view> kTopKeys = {"name",    "alphabet",  "formula",     "regex",    "class",
-                                             "checker", "automaton", "description", "reference"};
+                                             "checker", "automaton", "construction", "description", "reference"};
 
 const char* type_name(toml::node_type t) {
   switch (t) {
@@ -78,7 +78,7 @@ LanguageSpec parse_language_toml(std::string_view text, const std::string& path)
   for (const auto& [key, node] : table) {
     if (!kTopKeys.count(key.str())) {
       throw InputError(fmt::format("{}: unknown key '{}' (known: name, alphabet, formula, regex, class, "
-                                   "checker, automaton, description, reference)",
+                                   "checker, automaton, construction, description, reference)",
                                    at_line(path, node), key.str()));
     }
   }
@@ -89,6 +89,7 @@ LanguageSpec parse_language_toml(std::string_view text, const std::string& path)
   spec.formula = string_field(table, "formula", path, false);
   spec.regex = string_field(table, "regex", path, false);
   spec.automaton = string_field(table, "automaton", path, false);
+  spec.construction = string_field(table, "construction", path, false);
   spec.language_class = *string_field(table, "class", path, true);
   spec.description = string_field(table, "description", path, false).value_or("");
   spec.reference = string_field(table, "reference", path, false).value_or("");
@@ -116,7 +117,8 @@ Catalog Catalog::builtin() {
 
 void Catalog::add_toml(std::string_view text, const std::string& path) {
   Language lang = build_language(parse_language_toml(text, path));
-  if (lang.sources().size() < 2) {
+  // A construction's transformer is checked against the oracle directly.
+  if (lang.sources().size() < (lang.spec.construction ? 1u : 2u)) {
     throw InputError(fmt::format("{}: language '{}' needs an oracle to check its formula against: a regex or a "
                                  "[checker] table",
                                  path, lang.name()));

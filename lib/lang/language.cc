@@ -61,6 +61,16 @@ Language build_language(LanguageSpec spec) {
       }
     }
   }
+  if (spec.construction) {
+    if (*spec.construction != "dyck") {
+      fail(fmt::format("language '{}': unknown construction '{}' (known: dyck)", spec.name, *spec.construction));
+    }
+    if (spec.formula) fail(fmt::format("language '{}': give a formula or a construction, not both", spec.name));
+    if (spec.alphabet.size() % 2) {
+      fail(fmt::format("language '{}': the dyck construction needs an alphabet of open/close pairs, e.g. ()[]",
+                       spec.name));
+    }
+  }
   lang.spec = std::move(spec);
   if (lang.sources().empty()) {
     fail(fmt::format("language '{}' has no formula, regex or checker", lang.spec.name));

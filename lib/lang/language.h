@@ -31,6 +31,7 @@ struct LanguageSpec {
   std::optional<std::string> regex;
   std::optional<CheckerSpec> checker;
   std::optional<std::string> automaton;  // AT&T text (automata::dfa_from_att)
+  std::optional<std::string> construction;  // a built-in transformer construction: "dyck" (compile/acceptor.h)
   std::string language_class;  // star-free | regular | counting | context-free
   std::string description;
   std::string reference;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "compile/acceptor.h"
 #include "verify/sample_words.h"
 #include "verify/words.h"
 
@@ -13,16 +14,17 @@ namespace softhat::verify {
 VerifyReport verify_language(const lang::Language& language, const VerifyOptions& options) {
   VerifyReport report;
   report.language = language.name();
-  if (!language.formula) {
-    report.skipped = "no formula to compile";
+  if (!compile::has_acceptor(language)) {
+    report.skipped = "no formula or construction to build a transformer from";
     return report;
   }
-  compile::Compiled compiled = compile::compile_formula(*language.formula, language.alphabet(), options.compile);
-  report.layers = static_cast<int>(compiled.plan.layers.size());
-  report.heads = compiled.plan.heads();
-  report.width = static_cast<int>(compiled.plan.coords.size());
-  report.beta = (options.beta ? *options.beta : compiled.model.config.beta).describe();
-  const model::Engine engine(std::move(compiled.model), options.precision);
+  compile::Acceptor acceptor = compile::build_acceptor(language, options.compile);
+  const model::ModelConfig& cfg = acceptor.model.config;
+  report.layers = static_cast<int>(cfg.layers.size());
+  for (const model::LayerConfig& l : cfg.layers) report.heads += static_cast<int>(l.heads.size());
+  report.width = cfg.d_model;
+  report.beta = (options.beta ? *options.beta : cfg.beta).describe();
+  const model::Engine engine(std::move(acceptor.model), options.precision);
   model::RunOptions run;
   run.mode = options.mode;
   run.beta = options.beta;
