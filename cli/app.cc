@@ -23,6 +23,10 @@ void add_selection(CLI::App* app, lang::Selection& s, bool with_regex) {
   app->add_option("--formula", s.formula, "a formula typed here (formula-language.md)");
   app->add_option("--alphabet", s.alphabet, "the alphabet of --formula, e.g. ab");
   if (with_regex) app->add_option("--regex", s.regex, "an RE2 regex oracle for --formula");
+  app->add_option("--task", s.task, "a transduction task typed here: khop (with --hops)")->check(CLI::IsMember({"khop"}));
+  app->add_option("--hops,--k", s.hops, "k of --task khop")->check(CLI::Range(1, 64));
+  app->add_option("--alphabet-size", s.alphabet_size, "--task: the alphabet a, b, ... of this size (default 4)")
+      ->check(CLI::Range(2, 26));
 }
 
 compile::CompileOptions CompileArgs::options() const {
@@ -72,6 +76,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_analyze(app, runner);
   setup_generate(app, runner);
   setup_simulate(app, runner);
+  setup_transduce(app, runner);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

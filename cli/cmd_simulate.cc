@@ -70,7 +70,10 @@ void setup_simulate(CLI::App& app, Runner& runner) {
         subject = language->name();
       }
       simulate::Oracle oracle_fn;
-      if (language) {
+      if (language && language->is_task()) {
+        const lang::Language* task = &*language;
+        oracle_fn = [task](const std::string& w) { return task->transduce(w); };
+      } else if (language) {
         // The oracle: regex, checker, automaton or DFA; the formula evaluator only if there is nothing else.
         std::vector<verify::VerdictSource> sources = verify::verdict_sources(*language);
         verify::VerdictSource chosen = sources.front();
@@ -80,12 +83,12 @@ void setup_simulate(CLI::App& app, Runner& runner) {
             break;
           }
         }
-        oracle_fn = [chosen](const std::string& w) { return chosen.accepts(w); };
+        oracle_fn = [chosen](const std::string& w) -> std::string { return chosen.accepts(w) ? "TRUE" : "FALSE"; };
       }
       const std::string alphabet = model.config.alphabet;
       const auto source = [&](std::size_t n) {
         simulate::WordSet set = simulate::model_words(alphabet, n, args->samples, args->exhaustive_limit, args->seed);
-        if (!set.exhaustive && language) {
+        if (!set.exhaustive && language && !language->is_task()) {
           // Border positives and near-miss negatives, plus the adversarial families.
           // (Near misses by insertion or deletion have another length: gaps are per length, so they go.)
           std::vector<std::string> words;

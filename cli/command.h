@@ -40,6 +40,7 @@ void setup_verify(CLI::App& app, Runner& runner);
 void setup_analyze(CLI::App& app, Runner& runner);
 void setup_generate(CLI::App& app, Runner& runner);
 void setup_simulate(CLI::App& app, Runner& runner);
+void setup_transduce(CLI::App& app, Runner& runner);
 
 // --pe and --beta, shared by the commands that compile.
 struct CompileArgs {

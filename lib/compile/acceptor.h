@@ -1,6 +1,7 @@
 // The transformer acceptor of a catalogue language: compiled from its
 // formula (compile/compiler.h), or built by the language's named
-// construction when it has one (Dyck-k: compile/dyck.h).
+// construction when it has one (Dyck-k: compile/dyck.h); for a transduction
+// task, its transducer (k-hop: compile/khop.h).
 #pragma once
 
 #include <string>

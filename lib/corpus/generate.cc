@@ -14,6 +14,7 @@
 #include "automata/border.h"
 #include "automata/count.h"
 #include "logic/eval.h"
+#include "task/khop.h"
 #include "util/error.h"
 #include "verify/words.h"
 
@@ -243,6 +244,7 @@ struct Unit {
 }  // namespace
 
 std::string sampling_method(const lang::Language& l) {
+  if (l.is_task()) return "the task's generator: uniform symbols, none equal to its predecessor; targets from the oracle";
   if (regular(l)) return "exact uniform sampling from the minimal DFA and its complement";
   if (l.checker) {
     std::mt19937_64 rng(1);
@@ -279,6 +281,18 @@ Corpus generate_corpus(const lang::Language& language, const GenerateOptions& o)
       if (n < split.lo || n > split.hi) continue;
       std::mt19937_64 rng = derived_rng(o.seed, split.name, n);
       std::vector<Example>& out = unit.per_split[s];
+      if (language.is_task()) {
+        // Distinct words from the task's generator (no equal neighbours), with their targets.
+        std::size_t tries = 0;
+        while (out.size() < o.per_length && tries++ < 50 * o.per_length + 1000) {
+          std::string w = task::khop_word(rng, language.alphabet(), n);
+          if (!taken.insert(w).second) continue;
+          std::string target = language.transduce(w);
+          out.push_back({std::move(w), false, "task", "", std::move(target)});
+        }
+        if (out.size() < o.per_length) unit.shortages.push_back({split.name, n, "task", o.per_length, out.size()});
+        continue;
+      }
       auto take = [&](bool positive, const char* kind) {
         const std::vector<std::string> words = sampler.draw(rng, n, positive, o.per_length, taken);
         for (const std::string& w : words) {

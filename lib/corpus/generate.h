@@ -45,8 +45,9 @@ struct GenerateOptions {
 struct Example {
   std::string word;
   bool label = false;
-  std::string kind;  // positive, negative, border, natural
+  std::string kind;  // positive, negative, border, natural, task
   std::string from;  // border: the positive it was derived from
+  std::string target;  // tasks: the oracle's output for the word (label unused)
 };
 
 struct Shortage {

@@ -17,12 +17,14 @@ std::string format_split(const std::vector<Example>& examples, const std::string
   for (const Example& e : examples) {
     if (format == io::WordFormat::kTsv) {
       out += e.word;
-      out += e.label ? "\tTRUE\n" : "\tFALSE\n";
+      if (e.kind == "task") out += "\t" + e.target + "\n";
+      else out += e.label ? "\tTRUE\n" : "\tFALSE\n";
       continue;
     }
     nlohmann::ordered_json j;
     j["word"] = e.word;
-    j["label"] = e.label;
+    if (e.kind == "task") j["target"] = e.target;
+    else j["label"] = e.label;
     j["length"] = e.word.size();
     j["split"] = split;
     j["kind"] = e.kind;
@@ -60,7 +62,11 @@ std::string manifest_json(const Corpus& corpus, const ManifestInfo& info) {
     split["file"] = o.splits[s].name + (info.format == io::WordFormat::kTsv ? ".tsv" : ".jsonl");
     split["words"] = corpus.splits[s].size();
     split["counts"] = nlohmann::ordered_json::object();
-    for (const auto& [len, c] : counts) split["counts"][std::to_string(len)] = {{"positive", c.first}, {"negative", c.second}};
+    const bool task = !corpus.splits[s].empty() && corpus.splits[s][0].kind == "task";
+    for (const auto& [len, c] : counts) {
+      if (task) split["counts"][std::to_string(len)] = {{"words", c.first + c.second}};
+      else split["counts"][std::to_string(len)] = {{"positive", c.first}, {"negative", c.second}};
+    }
     m["splits"].push_back(split);
   }
   m["shortages"] = nlohmann::ordered_json::array();

@@ -42,6 +42,12 @@ ordered_json config_to_json(const model::ModelConfig& c) {
   for (const model::PositionFeature& f : c.position_features) j["position_features"].push_back(f.name());
   j["beta"] = {{"c", c.beta.c}, {"a", c.beta.a}, {"b", c.beta.b}};
   j["readout"] = {{"coordinate", c.readout.coordinate}, {"threshold", c.readout.threshold}};
+  if (c.transducer) {
+    j["transducer"] = {{"coordinates", c.transducer->coordinates},
+                       {"symbols", c.transducer->symbols},
+                       {"default", std::string(1, c.transducer->default_symbol)},
+                       {"threshold", c.transducer->threshold}};
+  }
   j["layers"] = ordered_json::array();
   for (const model::LayerConfig& l : c.layers) {
     ordered_json layer;
@@ -77,6 +83,17 @@ model::ModelConfig config_from_json(const json& j) {
     c.beta = {j.at("beta").at("c").get<double>(), j.at("beta").at("a").get<double>(),
               j.at("beta").at("b").get<double>()};
     c.readout = {j.at("readout").at("coordinate").get<int>(), j.at("readout").at("threshold").get<double>()};
+    if (j.contains("transducer")) {
+      const json& t = j.at("transducer");
+      model::TransducerReadout tr;
+      tr.coordinates = t.at("coordinates").get<std::vector<int>>();
+      tr.symbols = t.at("symbols").get<std::string>();
+      const std::string def = t.at("default").get<std::string>();
+      if (def.size() != 1) throw InputError("model configuration: transducer default must be one symbol");
+      tr.default_symbol = def[0];
+      tr.threshold = t.at("threshold").get<double>();
+      c.transducer = std::move(tr);
+    }
     for (const auto& lj : j.at("layers")) {
       model::LayerConfig l;
       l.label = lj.value("label", "");

@@ -62,14 +62,20 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_v
     }
     const model::RunResult& r = *result;
     if (format == WordFormat::kTsv) {
-      out << line << (r.accepted ? "\tTRUE\n" : "\tFALSE\n");
+      if (r.output) out << line << '\t' << *r.output << '\n';
+      else out << line << (r.accepted ? "\tTRUE\n" : "\tFALSE\n");
       continue;
     }
     nlohmann::ordered_json j;
     j["word"] = line;
-    j["accepted"] = r.accepted;
-    j["y"] = r.y;
-    j["output_margin"] = r.output_margin;
+    if (r.output) {
+      j["output"] = *r.output;
+      j["min_symbol_margin"] = r.min_symbol_margin;  // null for the empty word
+    } else {
+      j["accepted"] = r.accepted;
+      j["y"] = r.y;
+      j["output_margin"] = r.output_margin;
+    }
     j["beta"] = r.beta;
     if (r.margins) {
       j["min_target_mass"] = r.margins->min_target_mass;

@@ -5,8 +5,10 @@
 // line while the stream goes on.
 //
 //   tsv:   word<TAB>TRUE|FALSE          (MLRegTest's format)
+//          word<TAB>OUTPUT              (transducers: one output symbol per input symbol)
 //          word<TAB>ERROR<TAB>message
 //   jsonl: {"word":..., "accepted":..., "y":..., "output_margin":..., ...}
+//          {"word":..., "output":..., "min_symbol_margin":..., ...}  (transducers)
 //          {"word":..., "error": message}
 #pragma once
 

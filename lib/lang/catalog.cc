@@ -17,7 +17,8 @@ namespace softhat::lang {
 namespace {
 
 const std::set<std::string_view> kTopKeys = {"name",    "alphabet",  "formula",     "regex",    "class",
-                                             "checker", "automaton", "construction", "description", "reference"};
+                                             "checker", "automaton", "construction", "task", "hops",
+                                             "description", "reference"};
 
 const char* type_name(toml::node_type t) {
   switch (t) {
@@ -78,7 +79,7 @@ LanguageSpec parse_language_toml(std::string_view text, const std::string& path)
   for (const auto& [key, node] : table) {
     if (!kTopKeys.count(key.str())) {
       throw InputError(fmt::format("{}: unknown key '{}' (known: name, alphabet, formula, regex, class, "
-                                   "checker, automaton, construction, description, reference)",
+                                   "checker, automaton, construction, task, hops, description, reference)",
                                    at_line(path, node), key.str()));
     }
   }
@@ -90,6 +91,15 @@ LanguageSpec parse_language_toml(std::string_view text, const std::string& path)
   spec.regex = string_field(table, "regex", path, false);
   spec.automaton = string_field(table, "automaton", path, false);
   spec.construction = string_field(table, "construction", path, false);
+  if (std::optional<std::string> task = string_field(table, "task", path, false)) {
+    const toml::node* hops = table.get("hops");
+    if (!hops || !hops->is_integer()) {
+      throw InputError(fmt::format("{}: a task needs an integer 'hops'", hops ? at_line(path, *hops) : path));
+    }
+    spec.task = TaskSpec{*task, static_cast<int>(std::clamp<std::int64_t>(hops->value<std::int64_t>().value_or(0), -1, 1000))};
+  } else if (const toml::node* hops = table.get("hops")) {
+    throw InputError(fmt::format("{}: 'hops' goes with 'task'", at_line(path, *hops)));
+  }
   spec.language_class = *string_field(table, "class", path, true);
   spec.description = string_field(table, "description", path, false).value_or("");
   spec.reference = string_field(table, "reference", path, false).value_or("");
@@ -118,7 +128,7 @@ Catalog Catalog::builtin() {
 void Catalog::add_toml(std::string_view text, const std::string& path) {
   Language lang = build_language(parse_language_toml(text, path));
   // A construction's transformer is checked against the oracle directly.
-  if (lang.sources().size() < (lang.spec.construction ? 1u : 2u)) {
+  if (!lang.is_task() && lang.sources().size() < (lang.spec.construction ? 1u : 2u)) {
     throw InputError(fmt::format("{}: language '{}' needs an oracle to check its formula against: a regex or a "
                                  "[checker] table",
                                  path, lang.name()));

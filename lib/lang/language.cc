@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "logic/parse.h"
+#include "task/khop.h"
 #include "util/error.h"
 
 namespace softhat::lang {
@@ -16,6 +17,11 @@ std::vector<std::string> Language::sources() const {
   if (checker) out.push_back("checker");
   if (automaton) out.push_back("automaton");
   return out;
+}
+
+std::string Language::transduce(std::string_view word) const {
+  if (!spec.task) throw std::logic_error("transduce() on a language that is not a task");
+  return task::khop(word, spec.task->hops);
 }
 
 Language build_language(LanguageSpec spec) {
@@ -70,6 +76,23 @@ Language build_language(LanguageSpec spec) {
       fail(fmt::format("language '{}': the dyck construction needs an alphabet of open/close pairs, e.g. ()[]",
                        spec.name));
     }
+  }
+  if (spec.task) {
+    if (spec.task->kind != "khop") fail(fmt::format("task '{}': unknown kind '{}' (known: khop)", spec.name, spec.task->kind));
+    if (spec.task->hops < 1 || spec.task->hops > 64) {
+      fail(fmt::format("task '{}': hops {} is outside 1..64", spec.name, spec.task->hops));
+    }
+    if (spec.formula || spec.regex || spec.checker || spec.automaton || spec.construction) {
+      fail(fmt::format("task '{}': a task has its own oracle and construction; it takes no formula, regex, "
+                       "checker, automaton or construction",
+                       spec.name));
+    }
+    if (spec.alphabet.size() < 2 || spec.alphabet.find(task::kUndefined) != std::string::npos) {
+      fail(fmt::format("task '{}': the alphabet needs at least 2 symbols and no '~' (the undefined output)",
+                       spec.name));
+    }
+    lang.spec = std::move(spec);
+    return lang;
   }
   lang.spec = std::move(spec);
   if (lang.sources().empty()) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@ struct CheckerSpec {
   std::string symbols;
 };
 
+// A transduction task (one output symbol per input position) instead of a
+// language: kind "khop" with `hops` (task/khop.h).
+struct TaskSpec {
+  std::string kind;
+  int hops = 1;
+};
+
 // The raw fields, as written in a catalogue file.
 struct LanguageSpec {
   std::string name;
@@ -32,6 +40,7 @@ struct LanguageSpec {
   std::optional<CheckerSpec> checker;
   std::optional<std::string> automaton;  // AT&T text (automata::dfa_from_att)
   std::optional<std::string> construction;  // a built-in transformer construction: "dyck" (compile/acceptor.h)
+  std::optional<TaskSpec> task;             // a transduction task instead of a language
   std::string language_class;  // star-free | regular | counting | context-free
   std::string description;
   std::string reference;
@@ -49,10 +58,13 @@ struct Language {
   const std::string& alphabet() const { return spec.alphabet; }
   // "formula", "regex", "checker", "automaton": the verdict sources this language has.
   std::vector<std::string> sources() const;
+  bool is_task() const { return spec.task.has_value(); }
+  // The task's expected output for a word (its oracle); tasks only.
+  std::string transduce(std::string_view word) const;
 };
 
-inline const std::vector<std::string> kLanguageClasses = {"star-free", "regular", "counting",
-                                                          "context-free"};
+inline const std::vector<std::string> kLanguageClasses = {"star-free", "regular", "counting", "context-free",
+                                                          "transduction"};
 
 // Validates and builds. Throws softhat::InputError whose message starts with
 // spec.source (and `where`, if given, e.g. a line) and says what is wrong.

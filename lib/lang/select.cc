@@ -1,16 +1,32 @@
 #include "lang/select.h"
 
+#include <fmt/format.h>
+
+#include "task/khop.h"
 #include "util/error.h"
 
 namespace softhat::lang {
 
 std::vector<Language> select_languages(const Catalog& catalog, const Selection& s) {
-  const int ways = (!s.names.empty()) + s.all + s.formula.has_value();
-  if (ways == 0) throw InputError("name a language, or give --all, or --formula F --alphabet A");
-  if (ways > 1) throw InputError("give language names, --all or --formula, not several of them");
-  if (s.alphabet && !s.formula) throw InputError("--alphabet goes with --formula");
-  if (s.regex && !s.formula) throw InputError("--regex goes with --formula");
   std::vector<Language> out;
+  const int ways = (!s.names.empty()) + s.all + s.formula.has_value() + s.task.has_value();
+  if (ways == 0) throw InputError("name a language, or give --all, or --formula F --alphabet A, or --task khop --hops K");
+  if (ways > 1) throw InputError("give language names, --all, --formula or --task, not several of them");
+  if (s.alphabet && !s.formula && !s.task) throw InputError("--alphabet goes with --formula or --task");
+  if ((s.hops || s.alphabet_size) && !s.task) throw InputError("--hops and --alphabet-size go with --task");
+  if (s.task) {
+    if (!s.hops) throw InputError("--task needs --hops K");
+    if (s.alphabet && s.alphabet_size) throw InputError("give --alphabet or --alphabet-size, not both");
+    LanguageSpec spec;
+    spec.name = fmt::format("{}-{}", *s.task, *s.hops);
+    spec.alphabet = s.alphabet ? *s.alphabet : task::letters(s.alphabet_size.value_or(4));
+    spec.task = TaskSpec{*s.task, *s.hops};
+    spec.language_class = "transduction";
+    spec.source = "command line";
+    out.push_back(build_language(std::move(spec)));
+    return out;
+  }
+  if (s.regex && !s.formula) throw InputError("--regex goes with --formula");
   if (s.formula) {
     if (!s.alphabet) throw InputError("--formula needs --alphabet (e.g. --alphabet ab)");
     LanguageSpec spec;

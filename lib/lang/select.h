@@ -1,5 +1,6 @@
 // Which languages a command works on: catalogue names, --all, or one typed
-// on the command line (--formula F --alphabet A [--regex R]), which is built
+// on the command line (--formula F --alphabet A [--regex R], or a task:
+// --task khop --hops K --alphabet-size S), which is built
 // exactly like a catalogue entry.
 #pragma once
 
@@ -17,6 +18,10 @@ struct Selection {
   std::optional<std::string> formula;
   std::optional<std::string> alphabet;
   std::optional<std::string> regex;
+  // A task typed on the command line: --task khop --hops K (--alphabet A | --alphabet-size S).
+  std::optional<std::string> task;
+  std::optional<int> hops;
+  std::optional<int> alphabet_size;
 };
 
 // Throws InputError for a contradictory or empty selection, or unknown names.

@@ -99,6 +99,15 @@ void ModelConfig::validate() const {
     fail(fmt::format("readout coordinate {} is outside 0..{}", readout.coordinate, d_model - 1));
   }
   if (!std::isfinite(readout.threshold)) fail("the readout threshold is not finite");
+  if (transducer) {
+    if (transducer->coordinates.empty() || transducer->coordinates.size() != transducer->symbols.size()) {
+      fail("the transducer readout needs one symbol per coordinate");
+    }
+    for (int c : transducer->coordinates) {
+      if (c < 0 || c >= d_model) fail(fmt::format("transducer coordinate {} is outside 0..{}", c, d_model - 1));
+    }
+    if (!std::isfinite(transducer->threshold)) fail("the transducer threshold is not finite");
+  }
   if (!std::isfinite(beta.c) || !std::isfinite(beta.a) || !std::isfinite(beta.b) || beta.c <= 0) {
     fail("the inverse temperature schedule needs a finite c > 0 and finite exponents");
   }

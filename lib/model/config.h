@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,16 @@ struct Readout {
   double threshold = 0.5;
 };
 
+// A transducer's readout (absent for acceptors): at every position i = 1..n
+// the output symbol is symbols[c] for the coordinate coordinates[c] holding
+// the largest value, if that value is >= threshold; else default_symbol.
+struct TransducerReadout {
+  std::vector<int> coordinates;
+  std::string symbols;  // one per coordinate
+  char default_symbol = '~';
+  double threshold = 0.5;
+};
+
 inline constexpr int kFormatVersion = 1;
 
 struct ModelConfig {
@@ -95,6 +106,7 @@ struct ModelConfig {
   BetaSchedule beta;
   std::vector<LayerConfig> layers;
   Readout readout;
+  std::optional<TransducerReadout> transducer;  // set for transducers (one output symbol per position)
   std::map<std::string, std::string> notes;  // free-form provenance (formula, construction, ...)
 
   int position_width() const;  // sum of feature widths

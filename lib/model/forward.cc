@@ -512,6 +512,13 @@ struct Prepared {
     result.y = static_cast<double>(X(n, cfg.readout.coordinate));
     result.accepted = result.y >= cfg.readout.threshold;
     result.output_margin = std::abs(result.y - cfg.readout.threshold);
+    if (cfg.transducer) {
+      if constexpr (std::is_same_v<T, double>) {
+        result.output = read_transduction(*cfg.transducer, X, &result.min_symbol_margin);
+      } else {
+        result.output = read_transduction(*cfg.transducer, X.template cast<double>(), &result.min_symbol_margin);
+      }
+    }
     if (opt.keep_state) {
       result.final_state.resize(cfg.d_model);
       for (int c = 0; c < cfg.d_model; ++c) result.final_state[c] = static_cast<double>(X(n, c));
@@ -522,6 +529,23 @@ struct Prepared {
 };
 
 }  // namespace
+
+std::string read_transduction(const TransducerReadout& tr, const Matrix& X, double* min_margin) {
+  const std::int64_t n_pos = X.rows();
+  std::string out(static_cast<std::size_t>(std::max<std::int64_t>(0, n_pos - 1)), tr.default_symbol);
+  double margin = kNoGap;
+  for (std::int64_t i = 1; i < n_pos; ++i) {
+    std::size_t best = 0;
+    for (std::size_t c = 1; c < tr.coordinates.size(); ++c) {
+      if (X(i, tr.coordinates[c]) > X(i, tr.coordinates[best])) best = c;
+    }
+    const double v = X(i, tr.coordinates[best]);
+    if (v >= tr.threshold) out[static_cast<std::size_t>(i - 1)] = tr.symbols[best];
+    margin = std::min(margin, std::abs(v - tr.threshold));
+  }
+  if (min_margin) *min_margin = margin;
+  return out;
+}
 
 struct Engine::Impl {
   std::optional<Prepared<double>> d;

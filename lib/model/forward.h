@@ -19,6 +19,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -66,9 +67,16 @@ struct RunResult {
   double beta = 0;           // beta(n) used
   std::optional<MarginStats> margins;  // softmax mode with trace on
   std::vector<HeadMargins> head_margins;
+  std::optional<std::string> output;  // transducers: one output symbol per position 1..n
+  double min_symbol_margin = kNoGap;  // transducers: min over positions of |best coordinate - threshold|
   std::vector<double> final_state;  // keep_state: the residual vector at position n
   Matrix states;                    // keep_all_states: (n+1) x d
 };
+
+// A transducer's output read from a residual stream ((n+1) x d, row 0 BOS):
+// one symbol per position 1..n; min_margin (if given) receives the smallest
+// |best coordinate - threshold| (+inf for the empty word).
+std::string read_transduction(const TransducerReadout& readout, const Matrix& states, double* min_margin = nullptr);
 
 class Engine {
  public:

@@ -102,9 +102,13 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
     }
     const bool keep = static_cast<double>(set.words.size()) * static_cast<double>(n + 1) * model.config.d_model <= 2e7;
     std::vector<model::ExactRun> runs;
-    std::vector<char> ahat_accepts;
+    std::vector<std::string> ahat_verdicts;
+    auto verdict = [&](bool accepted, const model::Matrix& states) -> std::string {
+      if (model.config.transducer) return model::read_transduction(*model.config.transducer, states);
+      return accepted ? "TRUE" : "FALSE";
+    };
     if (oracle) r.ahat_oracle = r.softmax_oracle = 0;
-    std::vector<char> truth;
+    std::vector<std::string> truth;
     for (const std::string& w : set.words) {
       model::ExactRun run = ahat.run(w);
       if (r.heads.empty()) {
@@ -120,11 +124,13 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
           profile.value_norm[l][k] = std::max(profile.value_norm[l][k], run.heads[h].max_value_norm);
         }
       }
-      r.min_ahat_margin = std::min(r.min_ahat_margin, run.output_margin);
-      ahat_accepts.push_back(run.accepted);
+      double margin = run.output_margin;
+      if (model.config.transducer) model::read_transduction(*model.config.transducer, run.states, &margin);
+      r.min_ahat_margin = std::min(r.min_ahat_margin, margin);
+      ahat_verdicts.push_back(verdict(run.accepted, run.states));
       if (oracle) {
         truth.push_back((*oracle)(w));
-        r.ahat_oracle += truth.back() == run.accepted;
+        r.ahat_oracle += truth.back() == ahat_verdicts.back();
       }
       if (keep) runs.push_back(std::move(run));
     }
@@ -155,10 +161,11 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
       const model::RunResult soft = engine.run(w, ro);
       const model::Matrix exact_states = keep ? runs[i].states : ahat.run(w).states;
       r.max_state_diff = std::max(r.max_state_diff, state_distance(soft.states, exact_states));
-      const bool agree = soft.accepted == static_cast<bool>(ahat_accepts[i]);
+      const std::string soft_verdict = verdict(soft.accepted, soft.states);
+      const bool agree = soft_verdict == ahat_verdicts[i];
       r.agree_ahat += agree;
       if (!agree && (!r.first_disagreement || w.size() < r.first_disagreement->size())) r.first_disagreement = w;
-      if (oracle) r.softmax_oracle += soft.accepted == static_cast<bool>(truth[i]);
+      if (oracle) r.softmax_oracle += soft_verdict == truth[i];
     }
     report.lengths.push_back(std::move(r));
   }

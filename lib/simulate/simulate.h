@@ -35,8 +35,9 @@ struct WordSet {
 
 // The words tested at length n.
 using WordSource = std::function<WordSet(std::size_t n)>;
-// An independent verdict (oracle), if any.
-using Oracle = std::function<bool(const std::string&)>;
+// An independent verdict (oracle), if any: "TRUE"/"FALSE" for acceptors,
+// the output string for transducers (model config `transducer`).
+using Oracle = std::function<std::string(const std::string&)>;
 
 struct SimulateOptions {
   std::vector<std::size_t> lengths;
@@ -59,7 +60,7 @@ struct LengthReport {
   double beta = 0;           // the beta the softmax run used
   double bound = 0;          // the theorem's bound on the final error at that beta (inf if side conditions fail)
   double max_state_diff = 0;  // max over words and positions of |x_softmax - x_ahat|_2 (final layer)
-  std::uint64_t agree_ahat = 0;    // softmax decision == AHAT decision
+  std::uint64_t agree_ahat = 0;    // softmax decision == AHAT decision (transducers: the whole output)
   std::int64_t ahat_oracle = -1;   // AHAT decisions equal to the oracle (-1: no oracle)
   std::int64_t softmax_oracle = -1;
   std::optional<std::string> first_disagreement;  // a shortest word where softmax and AHAT differ

@@ -35,6 +35,7 @@ struct CheckOptions {
 struct Disagreement {
   std::string word;
   std::vector<bool> verdicts;  // one per source
+  std::vector<std::string> outputs;  // tasks: the transformer's output, then the oracle's
 };
 
 struct CheckRow {
@@ -46,6 +47,7 @@ struct CheckRow {
 
 struct CheckReport {
   std::string language;
+  std::string skipped;  // why the language was not checked; empty if it was
   std::vector<std::string> sources;
   std::size_t max_len = 0;
   std::vector<CheckRow> rows;

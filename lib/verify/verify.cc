@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "compile/acceptor.h"
+#include "task/khop.h"
+#include "util/random.h"
 #include "verify/sample_words.h"
 #include "verify/words.h"
 
@@ -29,6 +31,50 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
   run.mode = options.mode;
   run.beta = options.beta;
   run.trace = options.mode == model::AttentionMode::kSoftmax;
+
+  if (language.is_task()) {
+    report.task = true;
+    report.sources = {"transformer", "oracle"};
+    report.max_len = options.max_len.value_or(default_max_len(language.alphabet().size()));
+    auto test = [&](const std::string& word, VerifyRow& row) {
+      const model::RunResult r = engine.run(word, run);
+      const std::string expected = language.transduce(word);
+      ++row.words;
+      ++report.words;
+      row.min_output_margin = std::min(row.min_output_margin, r.min_symbol_margin);
+      if (r.margins) {
+        row.min_target_mass = std::min(row.min_target_mass, r.margins->min_target_mass);
+        row.min_scaled_gap = std::min(row.min_scaled_gap, r.margins->min_scaled_gap);
+      }
+      row.positions += word.size();
+      for (std::size_t i = 0; i < word.size(); ++i) row.positions_agreed += (*r.output)[i] == expected[i];
+      if (*r.output == expected) {
+        ++row.agreed;
+        return;
+      }
+      ++report.disagreements;
+      if (!report.shortest || word.size() < report.shortest->word.size()) {
+        report.shortest = Disagreement{word, {}, {*r.output, expected}};
+      }
+    };
+    VerifyRow exhaustive{fmt::format("0-{} (all)", report.max_len)};
+    for_each_word(language.alphabet(), report.max_len, [&](const std::string& w) {
+      test(w, exhaustive);
+      return true;
+    });
+    report.rows.push_back(exhaustive);
+    for (std::size_t n : options.lengths) {
+      VerifyRow row{fmt::format("{}", n)};
+      std::mt19937_64 rng = derived_rng(options.seed, "task-words:" + language.alphabet(), n);
+      for (std::size_t i = 0; i < options.samples; ++i) {
+        // Mostly the task generator's words (no equal neighbours), every fourth uniform.
+        test(i % 4 == 3 ? random_word(rng, language.alphabet(), n, 0) : task::khop_word(rng, language.alphabet(), n),
+             row);
+      }
+      report.rows.push_back(row);
+    }
+    return report;
+  }
 
   std::vector<VerdictSource> oracles = verdict_sources(language);
   report.sources.push_back("transformer");
@@ -90,7 +136,10 @@ std::string format_verify_reports(const std::vector<VerifyReport>& reports) {
     ++verified;
     bool first = true;
     for (const VerifyRow& row : r.rows) {
-      const double rate = row.words ? 100.0 * static_cast<double>(row.agreed) / static_cast<double>(row.words) : 100.0;
+      double rate = row.words ? 100.0 * static_cast<double>(row.agreed) / static_cast<double>(row.words) : 100.0;
+      if (r.task && row.positions) {
+        rate = 100.0 * static_cast<double>(row.positions_agreed) / static_cast<double>(row.positions);
+      }
       out += fmt::format("{:<20} {:>6} {:>13} {:>12} {:>7} {:>8.2f}% {:>10} {:>10} {:>10}\n",
                          first ? r.language : "", first ? fmt::format("{}L{}H", r.layers, r.heads) : "",
                          first ? r.beta : "", row.label, row.words, rate, number(row.min_target_mass),
@@ -105,7 +154,12 @@ std::string format_verify_reports(const std::vector<VerifyReport>& reports) {
     if (!r.skipped.empty()) out += fmt::format("skipped {}: {}\n", r.language, r.skipped);
   }
   for (const VerifyReport& r : reports) {
-    if (r.ok()) continue;
+    if (r.ok() || !r.task) continue;
+    out += fmt::format("DISAGREE {}: {} of {} words; shortest \"{}\" (transformer={}, oracle={})\n", r.language,
+                       r.disagreements, r.words, r.shortest->word, r.shortest->outputs[0], r.shortest->outputs[1]);
+  }
+  for (const VerifyReport& r : reports) {
+    if (r.ok() || r.task) continue;
     std::vector<std::string> v;
     for (std::size_t i = 0; i < r.sources.size(); ++i) {
       v.push_back(fmt::format("{}={}", r.sources[i], r.shortest->verdicts[i] ? "TRUE" : "FALSE"));
@@ -149,8 +203,14 @@ nlohmann::ordered_json verify_reports_json(const std::vector<VerifyReport>& repo
                            {"min_target_mass", json_number(row.min_target_mass)},
                            {"min_scaled_gap", json_number(row.min_scaled_gap)},
                            {"min_output_margin", json_number(row.min_output_margin)}});
+      if (r.task) {
+        l["rows"].back()["positions"] = row.positions;
+        l["rows"].back()["positions_agreed"] = row.positions_agreed;
+      }
     }
-    if (r.shortest) {
+    if (r.shortest && r.task) {
+      l["shortest_disagreement"] = {{"word", r.shortest->word}, {"outputs", r.shortest->outputs}};
+    } else if (r.shortest) {
       l["shortest_disagreement"] = {{"word", r.shortest->word}, {"verdicts", r.shortest->verdicts}};
     }
     j["languages"].push_back(l);

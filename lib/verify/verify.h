@@ -4,7 +4,9 @@
 // and on seeded random words of given lengths. Reported per length: the
 // agreement rate, and the minimum target mass, scaled score gap and output
 // margin over all attention rows of all words (definitions in
-// architecture.md, "Margins").
+// architecture.md, "Margins"). A transduction task is verified per position:
+// the transformer's output symbol against the task's oracle at every position
+// of every word (random words from the task's generator, and uniform ones).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -37,7 +39,9 @@ struct VerifyRow {
   std::uint64_t positives = 0;  // accepted by the transformer
   double min_target_mass = 1.0;
   double min_scaled_gap = model::kNoGap;
-  double min_output_margin = model::kNoGap;
+  double min_output_margin = model::kNoGap;  // tasks: the smallest symbol margin
+  std::uint64_t positions = 0;         // tasks: output positions compared
+  std::uint64_t positions_agreed = 0;  // tasks: positions whose symbol equals the oracle's
 };
 
 struct VerifyReport {
@@ -51,6 +55,7 @@ struct VerifyReport {
   std::uint64_t words = 0;
   std::uint64_t disagreements = 0;
   std::optional<Disagreement> shortest;
+  bool task = false;  // a transduction: rows count positions too
   bool ok() const { return disagreements == 0; }
 };
 

@@ -1,0 +1,54 @@
+// softhat transduce TASK: the task's transformer turns each word from stdin
+// into its output string, one symbol per input symbol (k-hop induction heads:
+// task/khop.h, compile/khop.h).
+#include <fmt/format.h>
+
+#include <memory>
+#include <ostream>
+
+#include "cli/command.h"
+#include "compile/acceptor.h"
+#include "util/error.h"
+
+namespace softhat::cli {
+
+namespace {
+struct Args {
+  lang::Selection selection;
+  CompileArgs compile;
+  std::string format = "tsv";
+  std::string precision = "double";
+  bool oracle = false;
+};
+}  // namespace
+
+void setup_transduce(CLI::App& app, Runner& runner) {
+  CLI::App* sub = app.add_subcommand("transduce", "transduce words from stdin with a task's transformer (khop-2, "
+                                                  "or --task khop --hops K --alphabet-size S)");
+  auto args = std::make_shared<Args>();
+  add_selection(sub, args->selection, false);
+  add_compile_options(sub, args->compile, true);
+  sub->add_option("--format", args->format, "tsv (word, output) or jsonl (with margins)")
+      ->check(CLI::IsMember({"tsv", "jsonl"}));
+  sub->add_option("--precision", args->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
+  sub->callback([&runner, args] {
+    runner = [args](Context& ctx) {
+      const lang::Language language = select_one(ctx, args->selection, false);
+      if (!language.is_task()) {
+        throw InputError(fmt::format("'{}' is a language, not a transduction task: use `softhat classify {}`",
+                                     language.name(), language.name()));
+      }
+      compile::Acceptor transducer = compile::build_acceptor(language, args->compile.options());
+      const model::Engine engine(std::move(transducer.model), parse_precision(args->precision));
+      model::RunOptions options;
+      options.beta = args->compile.beta_override();
+      const io::WordFormat format = io::parse_word_format(args->format);
+      options.trace = format == io::WordFormat::kJsonl;
+      const auto summary = io::classify_stream(ctx.in, ctx.out, language.alphabet(), format, false,
+                                               [&](std::string_view w) { return engine.run(w, options); });
+      return finish_stream(ctx, summary);
+    };
+  });
+}
+
+}  // namespace softhat::cli
