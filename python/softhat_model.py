@@ -129,6 +129,18 @@ def decide(model, states):
     return y, y >= r["threshold"]
 
 
+def transduce(model, states):
+    """A transducer's output (config "transducer"): per position 1..n the symbol
+    of the largest listed coordinate if it is >= threshold, else the default."""
+    t = model.config["transducer"]
+    out = []
+    for i in range(1, states.shape[0]):
+        vals = [float(states[i, c]) for c in t["coordinates"]]
+        best = max(range(len(vals)), key=lambda k: (vals[k], -k))
+        out.append(t["symbols"][best] if vals[best] >= t["threshold"] else t["default"])
+    return "".join(out)
+
+
 def torch_module(model):
     """An nn.Module holding the weights under their file names (strict load)."""
     import torch

@@ -35,7 +35,10 @@ TEST_CASE("catalogue: built-in languages cover the required spread", "[lang]") {
   for (const Language& l : catalog.languages()) {
     ++classes[l.spec.language_class];
     INFO(l.name());
-    CHECK(l.sources().size() >= 2);
+    // Two oracles to compare, or, for a construction, one oracle for its
+    // transformer; tasks carry their own oracle (task/khop.h).
+    if (l.is_task()) CHECK(l.sources().empty());
+    else CHECK(l.sources().size() >= (l.spec.construction ? 1u : 2u));
     CHECK(l.spec.source == "languages/" + l.name() + ".toml");
     if (!l.formula) continue;
     bool has_s = false, has_u = false;
@@ -57,7 +60,8 @@ TEST_CASE("catalogue: built-in languages cover the required spread", "[lang]") {
     CHECK(ops.count(op));
   }
   for (const char* name : {"parity", "even-length", "majority", "anbn", "dyck-1", "flip-flop", "dyck-1-depth-2",
-                           "astar-bstar", "ab-star", "no-aa", "contains-ab"}) {
+                           "astar-bstar", "ab-star", "no-aa", "contains-ab", "dyck-2", "dyck-3", "khop-1",
+                           "khop-2", "khop-4"}) {
     CHECK_NOTHROW(catalog.find(name));
   }
 }
@@ -73,7 +77,7 @@ TEST_CASE("catalogue: malformed files name the path, the line and the problem", 
         "user/x.toml:2: 'alphabet' must be a string, found an integer");
   CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformular = \"a\"\n") ==
         "user/x.toml:3: unknown key 'formular' (known: name, alphabet, formula, regex, class, checker, "
-        "automaton, description, reference)");
+        "automaton, construction, task, hops, description, reference)");
   CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a &\"\nregex = \"a\"\nclass = \"star-free\"\n") ==
         "user/x.toml: language 'x': formula: unexpected end of input at 3, expected a formula");
   CHECK(load_error("name = \"x\"\nalphabet = \"ab\"\nformula = \"a\"\nregex = \"(a\"\nclass = \"star-free\"\n") ==
@@ -133,9 +137,32 @@ TEST_CASE("selection: a command-line formula is built like a catalogue entry", "
   Selection both;
   both.all = true;
   both.names = {"x"};
-  CHECK_THROWS_WITH(select_languages(catalog, both), "give language names, --all or --formula, not several of them");
+  CHECK_THROWS_WITH(select_languages(catalog, both), "give language names, --all, --formula or --task, not several of them");
   Selection bad_regex = s;
   bad_regex.regex = "[ab";
   CHECK_THROWS_WITH(select_languages(catalog, bad_regex),
                     "command line: language 'command-line': invalid regex '[ab': missing ]: [ab");
+}
+
+TEST_CASE("catalogue: tasks and constructions are checked like every entry", "[lang]") {
+  const std::string head = "name = \"x\"\nalphabet = \"abcd\"\nclass = \"transduction\"\n";
+  CHECK(load_error(head + "task = \"khop\"\nhops = 3\n") == "(no error)");
+  CHECK(load_error(head + "task = \"khop\"\n") == "user/x.toml: a task needs an integer 'hops'");
+  CHECK(load_error(head + "task = \"khop\"\nhops = \"2\"\n") == "user/x.toml:5: a task needs an integer 'hops'");
+  CHECK(load_error(head + "hops = 2\n") == "user/x.toml:4: 'hops' goes with 'task'");
+  CHECK(load_error(head + "task = \"sort\"\nhops = 2\n") == "user/x.toml: task 'x': unknown kind 'sort' (known: khop)");
+  CHECK(load_error(head + "task = \"khop\"\nhops = 0\n") == "user/x.toml: task 'x': hops 0 is outside 1..64");
+  CHECK(load_error(head + "task = \"khop\"\nhops = 2\nformula = \"a\"\n") ==
+        "user/x.toml: task 'x': a task has its own oracle and construction; it takes no formula, regex, checker, "
+        "automaton or construction");
+  const std::string dyck = "name = \"x\"\nalphabet = \"()[]\"\nclass = \"context-free\"\n[checker]\nkind = "
+                           "\"dyck\"\nsymbols = \"()[]\"\n";
+  CHECK(load_error("construction = \"dyck\"\n" + dyck) == "(no error)");
+  CHECK(load_error("construction = \"yao\"\n" + dyck) ==
+        "user/x.toml: language 'x': unknown construction 'yao' (known: dyck)");
+  CHECK(load_error(dyck) ==
+        "user/x.toml: language 'x' needs an oracle to check its formula against: a regex or a [checker] table");
+  const Catalog catalog = Catalog::builtin();
+  CHECK(catalog.find("khop-4").transduce("abacbabc") == "~~~~~~~~");
+  CHECK(catalog.find("khop-1").transduce("abacbabc") == "~~b~acab");
 }

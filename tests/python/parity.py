@@ -75,8 +75,13 @@ def main():
                 name, pe = catalogue[path]
                 cls = subprocess.run([args.cli, "classify", name, "--pe", pe], input="\n".join(words) + "\n",
                                      capture_output=True, text=True, check=True)
-                verdicts = [line.split("\t")[1] == "TRUE" for line in cls.stdout.splitlines()]
-                if verdicts != [r["accepted"] for r in records]:
+                if "transducer" in model.config:
+                    verdicts = [line.split("\t")[1] for line in cls.stdout.splitlines()]
+                    expected = [r["output"] for r in records]
+                else:
+                    verdicts = [line.split("\t")[1] == "TRUE" for line in cls.stdout.splitlines()]
+                    expected = [r["accepted"] for r in records]
+                if verdicts != expected:
                     failed += 1
                     print(f"FAIL {name} ({pe}): classify and run --model disagree")
             for word, rec in zip(words, records):
@@ -87,15 +92,18 @@ def main():
                     tokens = torch.tensor([model.tokens(word)])
                     with torch.no_grad():
                         states = module(tokens, len(word), mode)[0].numpy()
-                y, accepted = sm.decide(model, states)
+                if "transducer" in model.config:
+                    accepted, wanted = sm.transduce(model, states), rec["output"]
+                else:
+                    accepted, wanted = sm.decide(model, states)[1], rec["accepted"]
                 diff = float(np.max(np.abs(states[-1] - np.array(rec["state"]))))
                 worst = max(worst, diff)
-                if diff <= TOL and accepted == rec["accepted"]:
+                if diff <= TOL and accepted == wanted:
                     passed += 1
                 else:
                     failed += 1
                     print(f"FAIL {os.path.basename(path)} {mode} word={word!r}: max abs diff {diff:.3e}, "
-                          f"accepted C++={rec['accepted']} {args.backend}={accepted}")
+                          f"verdict C++={wanted} {args.backend}={accepted}")
     print(f"{args.backend} parity: {len(paths)} models ({len(catalogue)} compiled catalogue models), worst max abs difference {worst:.3e} (tolerance {TOL})")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
