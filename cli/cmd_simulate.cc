@@ -55,59 +55,68 @@ void setup_simulate(CLI::App& app, Runner& runner) {
       options.lengths = verify::parse_length_list(args->lengths);
       if (has_eps) options.epsilon = args->epsilon;
       options.beta = args->compile.beta_override();
-      std::optional<lang::Language> language;
-      model::Transformer model;
-      std::string subject;
+      std::vector<std::optional<lang::Language>> subjects;
       if (!args->model.empty()) {
-        if (!args->selection.names.empty() || args->selection.all || args->selection.formula) {
+        if (!args->selection.names.empty() || args->selection.all || args->selection.formula || args->selection.task) {
           throw InputError("give either --model FILE or a language, not both");
         }
-        model = io::load_model(args->model);
-        subject = args->model;
+        subjects.emplace_back(std::nullopt);
       } else {
-        language = select_one(ctx, args->selection, false);
-        model = compile::build_acceptor(*language, args->compile.options()).model;
-        subject = language->name();
-      }
-      simulate::Oracle oracle_fn;
-      if (language && language->is_task()) {
-        const lang::Language* task = &*language;
-        oracle_fn = [task](const std::string& w) { return task->transduce(w); };
-      } else if (language) {
-        // The oracle: regex, checker, automaton or DFA; the formula evaluator only if there is nothing else.
-        std::vector<verify::VerdictSource> sources = verify::verdict_sources(*language);
-        verify::VerdictSource chosen = sources.front();
-        for (const verify::VerdictSource& s : sources) {
-          if (s.name != "formula") {
-            chosen = s;
-            break;
-          }
+        for (lang::Language& l : lang::select_languages(ctx.load_catalog(), args->selection)) {
+          if (compile::has_acceptor(l)) subjects.emplace_back(std::move(l));
+          else if (!args->selection.all) throw InputError(fmt::format("language '{}' has no formula or construction", l.name()));
         }
-        oracle_fn = [chosen](const std::string& w) -> std::string { return chosen.accepts(w) ? "TRUE" : "FALSE"; };
       }
-      const std::string alphabet = model.config.alphabet;
-      const auto source = [&](std::size_t n) {
-        simulate::WordSet set = simulate::model_words(alphabet, n, args->samples, args->exhaustive_limit, args->seed);
-        if (!set.exhaustive && language && !language->is_task()) {
-          // Border positives and near-miss negatives, plus the adversarial families.
-          // (Near misses by insertion or deletion have another length: gaps are per length, so they go.)
-          std::vector<std::string> words;
-          for (std::string& w : verify::balanced_words(*language, n, args->samples, args->seed)) {
-            if (w.size() == n) words.push_back(std::move(w));
+      nlohmann::ordered_json json;
+      json["reports"] = nlohmann::ordered_json::array();
+      bool all_ok = true;
+      for (const std::optional<lang::Language>& language : subjects) {
+        const model::Transformer model = language ? compile::build_acceptor(*language, args->compile.options()).model
+                                                  : io::load_model(args->model);
+        simulate::Oracle oracle_fn;
+        if (language && language->is_task()) {
+          const lang::Language* task = &*language;
+          oracle_fn = [task](const std::string& w) { return task->transduce(w); };
+        } else if (language) {
+          // The oracle: regex, checker, automaton or DFA; the formula evaluator only if there is nothing else.
+          std::vector<verify::VerdictSource> sources = verify::verdict_sources(*language);
+          verify::VerdictSource chosen = sources.front();
+          for (const verify::VerdictSource& s : sources) {
+            if (s.name != "formula") {
+              chosen = s;
+              break;
+            }
           }
-          for (std::string& w : set.words) {
-            if (std::find(words.begin(), words.end(), w) == words.end()) words.push_back(std::move(w));
-          }
-          set.words = std::move(words);
+          oracle_fn = [chosen](const std::string& w) -> std::string { return chosen.accepts(w) ? "TRUE" : "FALSE"; };
         }
-        return set;
-      };
-      simulate::SimulateReport report =
-          simulate::simulate(model, source, language ? &oracle_fn : nullptr, options);
-      report.subject = subject;
-      ctx.out << simulate::format_simulate_report(report);
-      if (!args->json.empty()) io::write_file_atomically(args->json, simulate::simulate_report_json(report).dump(2) + "\n");
-      return report.ok() ? kExitOk : kExitDisagreement;
+        const std::string alphabet = model.config.alphabet;
+        const auto source = [&](std::size_t n) {
+          simulate::WordSet set =
+              simulate::model_words(alphabet, n, args->samples, args->exhaustive_limit, args->seed);
+          if (!set.exhaustive && language && !language->is_task()) {
+            // Border positives and near-miss negatives, plus the adversarial families.
+            // (Near misses by insertion or deletion have another length: gaps are per length, so they go.)
+            std::vector<std::string> words;
+            for (std::string& w : verify::balanced_words(*language, n, args->samples, args->seed)) {
+              if (w.size() == n) words.push_back(std::move(w));
+            }
+            for (std::string& w : set.words) {
+              if (std::find(words.begin(), words.end(), w) == words.end()) words.push_back(std::move(w));
+            }
+            set.words = std::move(words);
+          }
+          return set;
+        };
+        simulate::SimulateReport report = simulate::simulate(model, source, language ? &oracle_fn : nullptr, options);
+        report.subject = language ? language->name() : args->model;
+        ctx.out << simulate::format_simulate_report(report);
+        json["reports"].push_back(simulate::simulate_report_json(report));
+        all_ok = all_ok && report.ok();
+      }
+      ctx.out << simulate::simulate_legend();
+      json["ok"] = all_ok;
+      if (!args->json.empty()) io::write_file_atomically(args->json, json.dump(2) + "\n");
+      return all_ok ? kExitOk : kExitDisagreement;
     };
   });
 }

@@ -117,9 +117,12 @@ class Sampler {
   }
 
   // Negatives at edit distance 1 from a positive, none in `taken`: all of
-  // them for regular languages (from the DFA); for counting languages (whose
-  // membership costs O(n) a word) those among every edit at either end of
-  // the word (where prefix-count languages break) and 64 uniformly random edits.
+  // them for regular languages (from the DFA); for counting and context-free
+  // languages (whose membership costs O(n) a word) those among every edit at
+  // either end of the word (where prefix-count languages break) and 64
+  // uniformly random edits, where an edit is a substitution, an insertion, a
+  // deletion or (near misses of bracket languages) a swap of two adjacent
+  // distinct symbols.
   std::vector<std::string> rejected_neighbours(std::mt19937_64& rng, const std::string& w,
                                                const std::unordered_set<std::string>& taken) const {
     std::vector<std::string> out;
@@ -131,7 +134,8 @@ class Sampler {
     }
     const std::string& sigma = lang_.alphabet();
     const std::size_t n = w.size(), k = sigma.size();
-    const std::uint64_t edits = n * (k - 1) + (n + 1) * k + n;  // substitutions, insertions, deletions
+    const std::uint64_t swaps = n > 1 ? n - 1 : 0;
+    const std::uint64_t edits = n * (k - 1) + (n + 1) * k + n + swaps;  // substitutions, insertions, deletions, swaps
     std::set<std::string> found;
     auto consider = [&](std::string c) {
       if (!taken.count(c) && !member(c)) found.insert(std::move(c));
@@ -150,6 +154,15 @@ class Sampler {
       consider(s + w);
       consider(w + s);
     }
+    auto swapped = [&](std::size_t i) {
+      std::string c = w;
+      std::swap(c[i], c[i + 1]);
+      return c;
+    };
+    if (n > 1) {
+      if (w[0] != w[1]) consider(swapped(0));
+      if (w[n - 2] != w[n - 1]) consider(swapped(n - 2));
+    }
     for (int t = 0; t < 64; ++t) {
       std::uint64_t e = uniform_int(rng, 0, edits - 1);
       std::string c = w;
@@ -158,8 +171,11 @@ class Sampler {
         c[i] = sigma[r < sigma.find(w[i]) ? r : r + 1];
       } else if ((e -= n * (k - 1)) < (n + 1) * k) {
         c.insert(c.begin() + static_cast<std::ptrdiff_t>(e / k), sigma[e % k]);
+      } else if ((e -= (n + 1) * k) < n) {
+        c.erase(e, 1);
       } else {
-        c.erase(e - (n + 1) * k, 1);
+        c = swapped(e - n);
+        if (c == w) continue;
       }
       consider(std::move(c));
     }

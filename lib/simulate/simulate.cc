@@ -68,6 +68,22 @@ WordSet model_words(const std::string& alphabet, std::size_t n, std::size_t samp
   return set;
 }
 
+std::optional<double> loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  const std::size_t m = std::min(x.size(), y.size());
+  if (m < 2) return std::nullopt;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const double lx = std::log(x[i]), ly = std::log(y[i]);
+    sx += lx;
+    sy += ly;
+    sxx += lx * lx;
+    sxy += lx * ly;
+  }
+  const double den = static_cast<double>(m) * sxx - sx * sx;
+  if (den <= 0) return std::nullopt;
+  return (static_cast<double>(m) * sxy - sx * sy) / den;
+}
+
 namespace {
 
 double state_distance(const model::Matrix& a, const model::Matrix& b) {
@@ -169,6 +185,18 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
     }
     report.lengths.push_back(std::move(r));
   }
+  std::vector<double> xs, gaps, xb, betas;
+  for (const LengthReport& r : report.lengths) {
+    if (r.n < 2 || !(r.gap < model::kNoGap)) continue;
+    xs.push_back(static_cast<double>(r.n + 1));
+    gaps.push_back(r.gap);
+    if (r.theorem_found) {
+      xb.push_back(static_cast<double>(r.n + 1));
+      betas.push_back(r.theorem_beta);
+    }
+  }
+  report.gap_exponent = loglog_slope(xs, gaps);
+  report.beta_exponent = loglog_slope(xb, betas);
   return report;
 }
 
@@ -195,13 +223,26 @@ std::string format_simulate_report(const SimulateReport& rep) {
                        r.exhaustive ? "all" : "some", num(r.gap), head, num(r.epsilon),
                        r.beta > 0 ? num(r.beta) : "none", num(r.bound), num(r.max_state_diff),
                        fmt::format("{}/{}", r.agree_ahat, r.words), orc);
-    if (r.first_disagreement) out += fmt::format("       first softmax/AHAT disagreement: '{}'\n", *r.first_disagreement);
+    if (r.first_disagreement) {
+      const std::string& w = *r.first_disagreement;
+      out += fmt::format("       first softmax/AHAT disagreement: '{}'{}\n", w.substr(0, 60),
+                         w.size() > 60 ? fmt::format("... ({} symbols; all of it in --json)", w.size()) : "");
+    }
   }
-  out += "gap: minimum row gap of the exact average-hard run ('all': every word of the length, the true gap;\n"
-         "'some': sampled and adversarial words, an upper bound). beta(n): the theorem's inverse temperature\n"
-         "for final-state error eps (docs/simulate.md) unless --beta; bound: the theorem's error bound at it.\n"
-         "oracle: AHAT/softmax decisions against the language's oracle.\n";
+  if (rep.gap_exponent) {
+    out += fmt::format("fit over n >= 2: gap ~ (n+1)^{:.3f}", *rep.gap_exponent);
+    if (rep.beta_exponent) out += fmt::format(", theorem beta ~ (n+1)^{:.3f}", *rep.beta_exponent);
+    out += "\n";
+  }
   return out;
+}
+
+std::string simulate_legend() {
+  return "gap: minimum row gap of the exact average-hard run ('all': every word of the length, the true gap;\n"
+         "'some': sampled and adversarial words, an upper bound; head: layer.head attaining it). beta(n): the\n"
+         "theorem's inverse temperature for final-state error eps (docs/simulate.md) unless --beta; bound: the\n"
+         "theorem's bound on the final-state error at that beta; max|dx|: the largest measured one.\n"
+         "oracle: AHAT/softmax decisions against the language's oracle.\n";
 }
 
 nlohmann::ordered_json simulate_report_json(const SimulateReport& rep) {
@@ -211,6 +252,8 @@ nlohmann::ordered_json simulate_report_json(const SimulateReport& rep) {
   j["heads"] = rep.heads;
   j["width"] = rep.width;
   j["ok"] = rep.ok();
+  j["gap_exponent"] = rep.gap_exponent ? nlohmann::ordered_json(*rep.gap_exponent) : nlohmann::ordered_json(nullptr);
+  j["beta_exponent"] = rep.beta_exponent ? nlohmann::ordered_json(*rep.beta_exponent) : nlohmann::ordered_json(nullptr);
   auto jnum = [](double v) -> nlohmann::ordered_json {
     if (!(v < model::kNoGap)) return nullptr;
     return v;

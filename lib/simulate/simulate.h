@@ -70,8 +70,14 @@ struct SimulateReport {
   std::string subject;  // language or model file
   int layers = 0, heads = 0, width = 0;
   std::vector<LengthReport> lengths;
+  // Least-squares exponents over the lengths n >= 2 with a finite gap:
+  // gamma-hat(n) ~ C (n+1)^gap_exponent, theorem beta(n) ~ C' (n+1)^beta_exponent.
+  std::optional<double> gap_exponent, beta_exponent;
   bool ok() const;  // every decision agreed (AHAT = softmax = oracle)
 };
+
+// The least-squares slope of log y against log x (nullopt with fewer than two points).
+std::optional<double> loglog_slope(const std::vector<double>& x, const std::vector<double>& y);
 
 SimulateReport simulate(const model::Transformer& model, const WordSource& words, const Oracle* oracle,
                         const SimulateOptions& options);
@@ -84,6 +90,7 @@ WordSet model_words(const std::string& alphabet, std::size_t n, std::size_t samp
                     std::uint64_t seed);
 
 std::string format_simulate_report(const SimulateReport& report);
+std::string simulate_legend();  // what the table's columns mean
 nlohmann::ordered_json simulate_report_json(const SimulateReport& report);
 
 }  // namespace softhat::simulate

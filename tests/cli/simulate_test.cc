@@ -27,8 +27,12 @@ TEST_CASE("simulate: a language's table and JSON, exact gaps at exhaustive lengt
   CHECK(r.status == 0);
   CHECK(r.err.empty());
   CHECK(r.out.find("a-since-b: 1 layers, 1 heads") == 0);
-  const nlohmann::json j = nlohmann::json::parse(io::read_file(json));
+  const nlohmann::json all = nlohmann::json::parse(io::read_file(json));
+  CHECK(all["ok"] == true);
+  REQUIRE(all["reports"].size() == 1);
+  const nlohmann::json& j = all["reports"][0];
   CHECK(j["ok"] == true);
+  CHECK(j["gap_exponent"].get<double>() == Approx(-1.0).margin(0.1));
   REQUIRE(j["lengths"].size() == 6);
   const auto& n4 = j["lengths"][4];
   CHECK(n4["n"] == 4);
