@@ -29,6 +29,7 @@ struct Args {
   double epsilon = 0;
   std::uint64_t seed = kDefaultSeed;
   std::string json;
+  bool bisect = false;
 };
 }  // namespace
 
@@ -47,6 +48,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
                               "target final-state error of the theorem (default: half the smallest AHAT margin)");
   eps->check(CLI::PositiveNumber);
   sub->add_option("--seed", args->seed, "random seed (fixed default)");
+  sub->add_flag("--bisect", args->bisect, "also find the smallest beta at which every tested decision agrees");
   sub->add_option("--json", args->json, "also write the report as JSON to this file");
   sub->callback([&runner, args, eps] {
     const bool has_eps = eps->count() > 0;
@@ -54,6 +56,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
       simulate::SimulateOptions options;
       options.lengths = verify::parse_length_list(args->lengths);
       if (has_eps) options.epsilon = args->epsilon;
+      options.bisect = args->bisect;
       options.beta = args->compile.beta_override();
       std::vector<std::optional<lang::Language>> subjects;
       if (!args->model.empty()) {

@@ -183,6 +183,32 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
       if (!agree && (!r.first_disagreement || w.size() < r.first_disagreement->size())) r.first_disagreement = w;
       if (oracle) r.softmax_oracle += soft_verdict == truth[i];
     }
+    if (options.bisect && r.theorem_found && r.gap < model::kNoGap) {
+      // Decisions at beta; the bracket [lo, hi] keeps "lo fails, hi agrees".
+      auto agrees = [&](double beta) {
+        model::RunOptions b;
+        b.beta = model::BetaSchedule{beta, 0, 0};
+        b.keep_all_states = model.config.transducer.has_value();
+        for (std::size_t i = 0; i < set.words.size(); ++i) {
+          const model::RunResult soft = engine.run(set.words[i], b);
+          if (verdict(soft.accepted, soft.states) != ahat_verdicts[i]) return false;
+        }
+        return true;
+      };
+      double hi = r.theorem_beta, lo = hi;
+      bool ok = agrees(hi);
+      while (ok && lo > 1e-3) {
+        lo /= 4;
+        ok = agrees(lo);
+      }
+      if (!ok) {
+        while (hi / lo > 1.01) {
+          const double mid = std::sqrt(lo * hi);
+          (agrees(mid) ? hi : lo) = mid;
+        }
+        r.empirical_beta = hi;
+      }
+    }
     report.lengths.push_back(std::move(r));
   }
   std::vector<double> xs, gaps, xb, betas;
@@ -212,17 +238,21 @@ std::string num(double v) {
 
 std::string format_simulate_report(const SimulateReport& rep) {
   std::string out = fmt::format("{}: {} layers, {} heads, width {}\n", rep.subject, rep.layers, rep.heads, rep.width);
-  out += fmt::format("{:>6} {:>7} {:>4} {:>11} {:>6} {:>9} {:>11} {:>11} {:>11} {:>12} {:>11}\n", "n", "words",
-                     "set", "gap", "head", "eps", "beta(n)", "bound", "max|dx|", "softmax=AHAT", "oracle");
+  bool bisected = false;
+  for (const LengthReport& r : rep.lengths) bisected = bisected || r.empirical_beta;
+  out += fmt::format("{:>6} {:>7} {:>4} {:>11} {:>6} {:>9} {:>11} {:>11} {:>11} {:>12} {:>11}{}\n", "n", "words",
+                     "set", "gap", "head", "eps", "beta(n)", "bound", "max|dx|", "softmax=AHAT", "oracle",
+                     bisected ? fmt::format(" {:>10}", "beta*") : "");
   for (const LengthReport& r : rep.lengths) {
     const std::string head = r.gap_layer < 0 ? "-" : fmt::format("{}.{}", r.gap_layer, r.gap_head);
     std::string orc = "-";
     if (r.ahat_oracle >= 0) orc = fmt::format("{}/{}", r.ahat_oracle == static_cast<std::int64_t>(r.words) ? "ok" : "BAD",
                                               r.softmax_oracle == static_cast<std::int64_t>(r.words) ? "ok" : "BAD");
-    out += fmt::format("{:>6} {:>7} {:>4} {:>11} {:>6} {:>9} {:>11} {:>11} {:>11} {:>12} {:>11}\n", r.n, r.words,
+    out += fmt::format("{:>6} {:>7} {:>4} {:>11} {:>6} {:>9} {:>11} {:>11} {:>11} {:>12} {:>11}{}\n", r.n, r.words,
                        r.exhaustive ? "all" : "some", num(r.gap), head, num(r.epsilon),
                        r.beta > 0 ? num(r.beta) : "none", num(r.bound), num(r.max_state_diff),
-                       fmt::format("{}/{}", r.agree_ahat, r.words), orc);
+                       fmt::format("{}/{}", r.agree_ahat, r.words), orc,
+                       bisected ? fmt::format(" {:>10}", r.empirical_beta ? num(*r.empirical_beta) : "-") : "");
     if (r.first_disagreement) {
       const std::string& w = *r.first_disagreement;
       out += fmt::format("       first softmax/AHAT disagreement: '{}'{}\n", w.substr(0, 60),
@@ -242,7 +272,8 @@ std::string simulate_legend() {
          "'some': sampled and adversarial words, an upper bound; head: layer.head attaining it). beta(n): the\n"
          "theorem's inverse temperature for final-state error eps (docs/simulate.md) unless --beta; bound: the\n"
          "theorem's bound on the final-state error at that beta; max|dx|: the largest measured one.\n"
-         "oracle: AHAT/softmax decisions against the language's oracle.\n";
+         "oracle: AHAT/softmax decisions against the language's oracle. beta* (--bisect): the smallest beta at\n"
+         "which softmax agrees with the AHAT on every tested word (empirical).\n";
 }
 
 nlohmann::ordered_json simulate_report_json(const SimulateReport& rep) {
@@ -277,6 +308,7 @@ nlohmann::ordered_json simulate_report_json(const SimulateReport& rep) {
       row["softmax_oracle"] = r.softmax_oracle;
     }
     if (r.first_disagreement) row["first_disagreement"] = *r.first_disagreement;
+    if (r.empirical_beta) row["empirical_beta"] = *r.empirical_beta;
     for (const model::HeadGap& g : r.heads) {
       row["heads"].push_back({{"layer", g.layer},
                               {"head", g.head},

@@ -43,7 +43,7 @@ struct SimulateOptions {
   std::vector<std::size_t> lengths;
   std::optional<double> epsilon;               // target final-state error; default: half the min AHAT margin
   std::optional<model::BetaSchedule> beta;     // run softmax at this schedule instead of the theorem's beta
-  bool keep_head_gaps = true;
+  bool bisect = false;  // also find the smallest beta at which every tested decision agrees (beta*)
 };
 
 struct LengthReport {
@@ -64,6 +64,10 @@ struct LengthReport {
   std::int64_t ahat_oracle = -1;   // AHAT decisions equal to the oracle (-1: no oracle)
   std::int64_t softmax_oracle = -1;
   std::optional<std::string> first_disagreement;  // a shortest word where softmax and AHAT differ
+  // --bisect: the smallest beta (within 1%, log-scale bisection below the
+  // theorem's beta) at which softmax agrees with the AHAT on every tested
+  // word; empirical, so a lower bound on what all words of the length need.
+  std::optional<double> empirical_beta;
 };
 
 struct SimulateReport {
