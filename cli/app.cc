@@ -77,6 +77,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_generate(app, runner);
   setup_simulate(app, runner);
   setup_transduce(app, runner);
+  setup_sweep(app, runner);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

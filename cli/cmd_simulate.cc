@@ -77,21 +77,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
         const model::Transformer model = language ? compile::build_acceptor(*language, args->compile.options()).model
                                                   : io::load_model(args->model);
         simulate::Oracle oracle_fn;
-        if (language && language->is_task()) {
-          const lang::Language* task = &*language;
-          oracle_fn = [task](const std::string& w) { return task->transduce(w); };
-        } else if (language) {
-          // The oracle: regex, checker, automaton or DFA; the formula evaluator only if there is nothing else.
-          std::vector<verify::VerdictSource> sources = verify::verdict_sources(*language);
-          verify::VerdictSource chosen = sources.front();
-          for (const verify::VerdictSource& s : sources) {
-            if (s.name != "formula") {
-              chosen = s;
-              break;
-            }
-          }
-          oracle_fn = [chosen](const std::string& w) -> std::string { return chosen.accepts(w) ? "TRUE" : "FALSE"; };
-        }
+        if (language) oracle_fn = language_oracle(*language);
         const std::string alphabet = model.config.alphabet;
         const auto source = [&](std::size_t n) {
           simulate::WordSet set =

@@ -4,6 +4,8 @@
 // task, its transducer (k-hop: compile/khop.h).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "compile/compiler.h"
@@ -21,5 +23,14 @@ Acceptor build_acceptor(const lang::Language& language, const CompileOptions& op
 
 // Whether build_acceptor() can build one.
 bool has_acceptor(const lang::Language& language);
+
+// The smallest inverse temperature at length n for which the construction's
+// own proof guarantees exact verdicts at every word of the length, where the
+// construction has a closed-form proof: since/until heads and k-hop heads
+// need off-target weight <= 1/4, i.e. beta * delta >= ln 5 (delta = 1/(n+1)
+// bounded, 1 unbounded: docs/compiler.md); sign heads need
+// beta >= 2(n+1) ln(3n) and >= 4 ln 3. nullopt for Dyck-k (use the AHAT
+// theorem: softhat simulate).
+std::optional<double> proven_beta(const lang::Language& language, const CompileOptions& options, std::int64_t n);
 
 }  // namespace softhat::compile

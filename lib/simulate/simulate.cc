@@ -48,22 +48,12 @@ WordSet model_words(const std::string& alphabet, std::size_t n, std::size_t samp
     if (seen.insert(w).second) set.words.push_back(std::move(w));
   };
   // Adversarial families: long runs, one different symbol far from the
-  // other end, periodic words.
-  for (char a : alphabet) {
-    add(std::string(n, a));
-    for (char b : alphabet) {
-      if (a == b || n == 0) continue;
-      add(std::string(n - 1, a) + b);
-      add(b + std::string(n - 1, a));
-      std::string p(n, a);
-      for (std::size_t i = 1; i < n; i += 2) p[i] = b;
-      add(p);
-    }
-  }
+  // other end or in the middle, periodic words.
+  for (std::string& w : verify::adversarial_words(alphabet, n)) add(std::move(w));
+  const std::size_t adversarial = set.words.size();
   std::mt19937_64 rng = derived_rng(seed, "simulate-words", n);
-  for (std::uint64_t i = 0; set.words.size() < samples + seen.size() && i < 20 * samples + 20; ++i) {
+  for (std::uint64_t i = 0; set.words.size() < adversarial + samples && i < 20 * samples + 20; ++i) {
     add(verify::random_word(rng, alphabet, n, i));
-    if (seen.size() >= samples + 3 * k * k) break;
   }
   return set;
 }
@@ -86,6 +76,13 @@ std::optional<double> loglog_slope(const std::vector<double>& x, const std::vect
 
 namespace {
 
+// The AHAT's output margin: the readout's, or a transducer's smallest symbol margin.
+double decision_margin(const model::Transformer& model, const model::ExactRun& run) {
+  double margin = run.output_margin;
+  if (model.config.transducer) model::read_transduction(*model.config.transducer, run.states, &margin);
+  return margin;
+}
+
 double state_distance(const model::Matrix& a, const model::Matrix& b) {
   double worst = 0;
   for (Eigen::Index i = 0; i < a.rows(); ++i) worst = std::max(worst, (a.row(i) - b.row(i)).norm());
@@ -93,6 +90,44 @@ double state_distance(const model::Matrix& a, const model::Matrix& b) {
 }
 
 }  // namespace
+
+model::GapProfile empty_profile(const model::Transformer& model, std::size_t n) {
+  model::GapProfile profile;
+  profile.keys = static_cast<std::int64_t>(n) + 1;
+  profile.input_norm.assign(model.layers.size(), 0.0);
+  for (const auto& l : model.layers) {
+    profile.gap.emplace_back(l.heads.size(), model::kNoGap);
+    profile.value_norm.emplace_back(l.heads.size(), 0.0);
+  }
+  return profile;
+}
+
+void add_to_profile(model::GapProfile& profile, const model::ExactRun& run) {
+  std::size_t h = 0;
+  for (std::size_t l = 0; l < profile.gap.size(); ++l) {
+    profile.input_norm[l] = std::max(profile.input_norm[l], run.input_norms[l]);
+    for (std::size_t k = 0; k < profile.gap[l].size(); ++k, ++h) {
+      profile.gap[l][k] = std::min(profile.gap[l][k], run.heads[h].gap);
+      profile.value_norm[l][k] = std::max(profile.value_norm[l][k], run.heads[h].max_value_norm);
+    }
+  }
+}
+
+std::optional<double> theorem_beta_on(const model::Transformer& model, const std::vector<std::string>& words,
+                                      std::size_t n) {
+  const model::ExactAhat ahat(model);
+  model::GapProfile profile = empty_profile(model, n);
+  double margin = model::kNoGap;
+  for (const std::string& w : words) {
+    const model::ExactRun run = ahat.run(w);
+    add_to_profile(profile, run);
+    margin = std::min(margin, decision_margin(model, run));
+  }
+  const double eps = margin < model::kNoGap ? std::max(margin / 2, 1e-300) : 0.25;
+  const model::TheoremBeta tb = model::theorem_beta(model::weight_norms(model), profile, eps);
+  if (!tb.found) return std::nullopt;
+  return tb.beta;
+}
 
 SimulateReport simulate(const model::Transformer& model, const WordSource& source, const Oracle* oracle,
                         const SimulateOptions& options) {
@@ -109,13 +144,7 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
     r.n = n;
     r.words = set.words.size();
     r.exhaustive = set.exhaustive;
-    model::GapProfile profile;
-    profile.keys = static_cast<std::int64_t>(n) + 1;
-    profile.input_norm.assign(model.layers.size(), 0.0);
-    for (const auto& l : model.layers) {
-      profile.gap.emplace_back(l.heads.size(), model::kNoGap);
-      profile.value_norm.emplace_back(l.heads.size(), 0.0);
-    }
+    model::GapProfile profile = empty_profile(model, n);
     const bool keep = static_cast<double>(set.words.size()) * static_cast<double>(n + 1) * model.config.d_model <= 2e7;
     std::vector<model::ExactRun> runs;
     std::vector<std::string> ahat_verdicts;
@@ -132,17 +161,8 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
       } else {
         for (std::size_t h = 0; h < run.heads.size(); ++h) r.heads[h].merge(run.heads[h]);
       }
-      std::size_t h = 0;
-      for (std::size_t l = 0; l < model.layers.size(); ++l) {
-        profile.input_norm[l] = std::max(profile.input_norm[l], run.input_norms[l]);
-        for (std::size_t k = 0; k < model.layers[l].heads.size(); ++k, ++h) {
-          profile.gap[l][k] = std::min(profile.gap[l][k], run.heads[h].gap);
-          profile.value_norm[l][k] = std::max(profile.value_norm[l][k], run.heads[h].max_value_norm);
-        }
-      }
-      double margin = run.output_margin;
-      if (model.config.transducer) model::read_transduction(*model.config.transducer, run.states, &margin);
-      r.min_ahat_margin = std::min(r.min_ahat_margin, margin);
+      add_to_profile(profile, run);
+      r.min_ahat_margin = std::min(r.min_ahat_margin, decision_margin(model, run));
       ahat_verdicts.push_back(verdict(run.accepted, run.states));
       if (oracle) {
         truth.push_back((*oracle)(w));

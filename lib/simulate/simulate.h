@@ -80,6 +80,16 @@ struct SimulateReport {
   bool ok() const;  // every decision agreed (AHAT = softmax = oracle)
 };
 
+// An empty gap profile for the model at length n, and one exact run folded
+// into it (maxima of norms, minima of gaps).
+model::GapProfile empty_profile(const model::Transformer& model, std::size_t n);
+void add_to_profile(model::GapProfile& profile, const model::ExactRun& run);
+
+// The theorem's beta at length n for the given words (exact AHAT runs;
+// eps = half the smallest AHAT margin); nullopt if no beta meets the bound.
+std::optional<double> theorem_beta_on(const model::Transformer& model, const std::vector<std::string>& words,
+                                      std::size_t n);
+
 // The least-squares slope of log y against log x (nullopt with fewer than two points).
 std::optional<double> loglog_slope(const std::vector<double>& x, const std::vector<double>& y);
 

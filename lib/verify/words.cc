@@ -87,6 +87,29 @@ std::string random_word(std::mt19937_64& rng, std::string_view alphabet, std::si
 
 namespace softhat::verify {
 
+std::vector<std::string> adversarial_words(std::string_view alphabet, std::size_t n) {
+  std::vector<std::string> out;
+  auto add = [&](std::string w) {
+    if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(std::move(w));
+  };
+  for (char a : alphabet) add(std::string(n, a));
+  if (n == 0) return out;
+  for (char a : alphabet) {
+    for (char b : alphabet) {
+      if (a == b) continue;
+      add(std::string(n - 1, a) + b);
+      add(b + std::string(n - 1, a));
+      std::string mid(n, a);
+      mid[n / 2] = b;
+      add(mid);
+      std::string p(n, a);
+      for (std::size_t i = 1; i < n; i += 2) p[i] = b;
+      add(p);
+    }
+  }
+  return out;
+}
+
 std::vector<std::size_t> parse_length_list(const std::string& text, std::size_t max_length) {
   std::vector<std::size_t> out;
   auto number = [&](const std::string& item, const std::string& s) {

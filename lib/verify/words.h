@@ -36,6 +36,12 @@ std::string random_word(std::mt19937_64& rng, std::string_view alphabet, std::si
 
 namespace softhat::verify {
 
+// Adversarial words of length n (distinct, in a fixed order): every constant
+// run a^n; for every pair of symbols a != b a single b at the end, at the
+// start and in the middle of a run of a (a blocking symbol far from the
+// query), and the periodic word abab...; where n allows.
+std::vector<std::string> adversarial_words(std::string_view alphabet, std::size_t n);
+
 // Parses a length list such as "0-12,16,32,1000" (ranges inclusive, in the
 // order given, duplicates dropped). Throws InputError naming the bad item.
 std::vector<std::size_t> parse_length_list(const std::string& text, std::size_t max_length = 100000000);

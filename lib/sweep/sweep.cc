@@ -1,0 +1,174 @@
+#include "sweep/sweep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "plot/svg.h"
+#include "simulate/simulate.h"
+
+namespace softhat::sweep {
+
+namespace {
+
+struct Form {
+  const char* name;
+  double (*f)(double m);  // m = n + 1
+};
+
+const Form kForms[] = {
+    {"c", [](double) { return 1.0; }},
+    {"c*ln(n+1)", [](double m) { return std::log(m); }},
+    {"c*(n+1)", [](double m) { return m; }},
+    {"c*(n+1)*ln(n+1)", [](double m) { return m * std::log(m); }},
+    {"c*(n+1)^2", [](double m) { return m * m; }},
+};
+
+std::string num(double v) { return fmt::format("{:.4g}", v); }
+
+}  // namespace
+
+SweepReport sweep(const model::Transformer& model, const WordSource& source, const Oracle& oracle,
+                  const ProvenBeta& proven, const SweepOptions& options) {
+  SweepReport report;
+  const model::Engine engine(model);
+  for (std::size_t n : options.lengths) {
+    const std::vector<std::string> words = source(n);
+    std::vector<std::string> expected;
+    for (const std::string& w : words) expected.push_back(oracle(w));
+    auto agrees = [&](double beta) {
+      model::RunOptions o;
+      o.beta = model::BetaSchedule{beta, 0, 0};
+      for (std::size_t i = 0; i < words.size(); ++i) {
+        const model::RunResult r = engine.run(words[i], o);
+        const std::string verdict = r.output ? *r.output : (r.accepted ? "TRUE" : "FALSE");
+        if (verdict != expected[i]) return false;
+      }
+      return true;
+    };
+    SweepRow row;
+    row.n = n;
+    row.words = words.size();
+    row.schedule = model.config.beta.at(static_cast<std::int64_t>(n));
+    row.schedule_agrees = agrees(row.schedule);
+    double hi = row.schedule;
+    bool ok = row.schedule_agrees;
+    for (int k = 0; k < 3 && !ok; ++k) ok = agrees(hi *= 4);
+    if (!ok) {
+      row.fails_everywhere = true;
+    } else {
+      double lo = hi;
+      bool lo_ok = true;
+      while (lo_ok && lo > 1e-4) {
+        hi = lo;
+        lo /= 4;
+        lo_ok = agrees(lo);
+      }
+      if (!lo_ok) {
+        while (hi / lo > 1 + options.tolerance) {
+          const double mid = std::sqrt(lo * hi);
+          (agrees(mid) ? hi : lo) = mid;
+        }
+        row.empirical = hi;
+      }
+    }
+    if (proven) {
+      if (const std::optional<Proven> p = proven(n, words)) {
+        row.proven = p->beta;
+        row.proven_source = p->source;
+      }
+    }
+    report.rows.push_back(std::move(row));
+  }
+  std::vector<double> x, y;
+  for (const SweepRow& r : report.rows) {
+    if (r.empirical && r.n >= 1) {
+      x.push_back(static_cast<double>(r.n + 1));
+      y.push_back(*r.empirical);
+    }
+  }
+  report.exponent = simulate::loglog_slope(x, y);
+  if (!x.empty()) {
+    for (const Form& form : kForms) {
+      if (x.size() < 2 && std::string(form.name) != "c") continue;
+      double mean = 0;
+      for (std::size_t i = 0; i < x.size(); ++i) mean += std::log(y[i] / form.f(x[i]));
+      mean /= static_cast<double>(x.size());
+      double ss = 0;
+      for (std::size_t i = 0; i < x.size(); ++i) ss += std::pow(std::log(y[i] / form.f(x[i])) - mean, 2);
+      report.fits.push_back({form.name, std::exp(mean), std::sqrt(ss / static_cast<double>(x.size()))});
+    }
+    std::stable_sort(report.fits.begin(), report.fits.end(),
+                     [](const Fit& a, const Fit& b) { return a.rms < b.rms; });
+  }
+  return report;
+}
+
+std::string format_sweep_report(const SweepReport& rep) {
+  std::string out = fmt::format("{}{}\n", rep.subject, rep.pe.empty() ? "" : fmt::format(" ({} PE)", rep.pe));
+  out += fmt::format("{:>7} {:>6} {:>11} {:>11} {:>9} {:>11} {:>12} {:>11}\n", "n", "words", "beta*", "schedule",
+                     "sched ok", "proven", "from", "beta*/(n+1)");
+  for (const SweepRow& r : rep.rows) {
+    std::string emp = r.empirical ? num(*r.empirical) : (r.fails_everywhere ? "FAILS" : "<1e-4");
+    out += fmt::format("{:>7} {:>6} {:>11} {:>11} {:>9} {:>11} {:>12} {:>11}\n", r.n, r.words, emp, num(r.schedule),
+                       r.schedule_agrees ? "yes" : "NO", r.proven ? num(*r.proven) : "-",
+                       r.proven ? r.proven_source : "", r.empirical ? num(*r.empirical / static_cast<double>(r.n + 1)) : "-");
+  }
+  if (rep.exponent) out += fmt::format("beta* ~ (n+1)^{:.3f} (least squares on log-log)\n", *rep.exponent);
+  if (!rep.fits.empty()) {
+    out += "fits of beta*, best first (rms of log residuals):";
+    for (const Fit& f : rep.fits) out += fmt::format("  {} c={:.4g} rms={:.3f}", f.form, f.c, f.rms);
+    out += "\n";
+  }
+  out += "beta*: the smallest beta (log-scale bisection, 1%) at which every decision on the word set agrees with\n"
+         "the oracle; a lower bound on what all words need. schedule: the model's beta(n). proven: the beta the\n"
+         "construction's proof needs (docs/compiler.md) or the AHAT theorem's (docs/simulate.md).\n";
+  return out;
+}
+
+nlohmann::ordered_json sweep_report_json(const SweepReport& rep) {
+  nlohmann::ordered_json j;
+  j["subject"] = rep.subject;
+  j["pe"] = rep.pe;
+  for (const SweepRow& r : rep.rows) {
+    nlohmann::ordered_json row;
+    row["n"] = r.n;
+    row["words"] = r.words;
+    row["empirical_beta"] = r.empirical ? nlohmann::ordered_json(*r.empirical) : nlohmann::ordered_json(nullptr);
+    row["fails_everywhere"] = r.fails_everywhere;
+    row["schedule_beta"] = r.schedule;
+    row["schedule_agrees"] = r.schedule_agrees;
+    row["proven_beta"] = r.proven ? nlohmann::ordered_json(*r.proven) : nlohmann::ordered_json(nullptr);
+    row["proven_from"] = r.proven_source;
+    j["rows"].push_back(row);
+  }
+  j["exponent"] = rep.exponent ? nlohmann::ordered_json(*rep.exponent) : nlohmann::ordered_json(nullptr);
+  j["fits"] = nlohmann::ordered_json::array();
+  for (const Fit& f : rep.fits) j["fits"].push_back({{"form", f.form}, {"c", f.c}, {"rms", f.rms}});
+  return j;
+}
+
+std::string sweep_svg(const SweepReport& rep) {
+  plot::Series emp{"beta* (measured)", {}, {}, "#d62728", false, true};
+  plot::Series sched{"schedule beta(n)", {}, {}, "#1f77b4", false, true};
+  plot::Series prov{"proven beta(n)", {}, {}, "#2ca02c", true, true};
+  for (const SweepRow& r : rep.rows) {
+    const double m = static_cast<double>(r.n + 1);
+    if (r.empirical) {
+      emp.x.push_back(m);
+      emp.y.push_back(*r.empirical);
+    }
+    sched.x.push_back(m);
+    sched.y.push_back(r.schedule);
+    if (r.proven) {
+      prov.x.push_back(m);
+      prov.y.push_back(*r.proven);
+    }
+  }
+  std::string title = fmt::format("{}: smallest inverse temperature that works", rep.subject);
+  if (!rep.pe.empty()) title += fmt::format(" ({} PE)", rep.pe);
+  return plot::loglog_plot(title, "n + 1", "beta", {emp, sched, prov});
+}
+
+}  // namespace softhat::sweep
