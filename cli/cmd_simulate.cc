@@ -77,7 +77,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
         const model::Transformer model = language ? compile::build_acceptor(*language, args->compile.options()).model
                                                   : io::load_model(args->model);
         simulate::Oracle oracle_fn;
-        if (language) oracle_fn = language_oracle(*language);
+        if (language) oracle_fn = verify::oracle_verdict(*language);
         const std::string alphabet = model.config.alphabet;
         const auto source = [&](std::size_t n) {
           simulate::WordSet set =

@@ -9,13 +9,9 @@
 #include "compile/acceptor.h"
 #include "io/file_util.h"
 #include "io/model_file.h"
-#include "model/exact_ahat.h"
-#include "simulate/simulate.h"
 #include "sweep/sweep.h"
-#include "task/khop.h"
 #include "util/error.h"
-#include "verify/check.h"
-#include "verify/sample_words.h"
+#include "util/random.h"
 #include "verify/words.h"
 
 namespace softhat::cli {
@@ -33,23 +29,6 @@ struct Args {
   std::string json, svg;
 };
 }  // namespace
-
-std::function<std::string(const std::string&)> language_oracle(const lang::Language& language) {
-  if (language.is_task()) {
-    const lang::Language* task = &language;
-    return [task](const std::string& w) { return task->transduce(w); };
-  }
-  // Regex, checker, automaton or DFA; the formula evaluator only if there is nothing else.
-  std::vector<verify::VerdictSource> sources = verify::verdict_sources(language);
-  verify::VerdictSource chosen = sources.front();
-  for (const verify::VerdictSource& s : sources) {
-    if (s.name != "formula") {
-      chosen = s;
-      break;
-    }
-  }
-  return [chosen](const std::string& w) -> std::string { return chosen.accepts(w) ? "TRUE" : "FALSE"; };
-}
 
 void setup_sweep(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("sweep", "the smallest inverse temperature that works, per length, against "
@@ -82,49 +61,14 @@ void setup_sweep(CLI::App& app, Runner& runner) {
         language = select_one(ctx, args->selection, false);
         model = compile::build_acceptor(*language, args->compile.options()).model;
       }
-      const std::string alphabet = model.config.alphabet;
-      const auto words = [&](std::size_t n) {
-        std::vector<std::string> out;
-        if (language && language->is_task()) {
-          std::mt19937_64 rng = derived_rng(args->seed, "sweep-task:" + alphabet, n);
-          for (std::size_t i = 0; i < args->words; ++i) out.push_back(task::khop_word(rng, alphabet, n));
-        } else if (language) {
-          out = verify::balanced_words(*language, n, args->words, args->seed);  // border positives, near misses
-        } else {
-          std::mt19937_64 rng = derived_rng(args->seed, "sweep-model:" + alphabet, n);
-          for (std::size_t i = 0; i < args->words; ++i) out.push_back(verify::random_word(rng, alphabet, n, i));
-        }
-        if (!args->no_adversarial) {
-          for (std::string& w : verify::adversarial_words(alphabet, n)) out.push_back(std::move(w));
-        }
-        return out;
-      };
-      sweep::Oracle oracle;
-      if (language) {
-        oracle = language_oracle(*language);
-      } else {
-        // A bare model: its own average-hard run decides.
-        auto ahat = std::make_shared<model::ExactAhat>(model);
-        const model::Transformer* m = &model;
-        oracle = [ahat, m](const std::string& w) -> std::string {
-          const model::ExactRun r = ahat->run(w);
-          if (m->config.transducer) return model::read_transduction(*m->config.transducer, r.states);
-          return r.accepted ? "TRUE" : "FALSE";
-        };
-      }
-      const auto proven = [&](std::size_t n, const std::vector<std::string>& ws) -> std::optional<sweep::Proven> {
-        if (language) {
-          if (auto b = compile::proven_beta(*language, args->compile.options(), static_cast<std::int64_t>(n))) {
-            return sweep::Proven{*b, "construction"};
-          }
-        }
-        if (n > args->exact_limit) return std::nullopt;
-        if (auto b = simulate::theorem_beta_on(model, ws, n)) return sweep::Proven{*b, "theorem"};
-        return std::nullopt;
-      };
-      sweep::SweepReport report = sweep::sweep(model, words, oracle, proven, options);
+      sweep::WordPlan plan;
+      plan.words = args->words;
+      plan.adversarial = !args->no_adversarial;
+      plan.exact_limit = args->exact_limit;
+      plan.seed = args->seed;
+      sweep::SweepReport report = sweep::sweep_subject(model, language ? &*language : nullptr,
+                                                       args->compile.options(), options, plan);
       report.subject = language ? language->name() : args->model;
-      if (language && language->formula) report.pe = compile::pe_name(args->compile.options().pe);
       ctx.out << sweep::format_sweep_report(report);
       if (!args->json.empty()) io::write_file_atomically(args->json, sweep::sweep_report_json(report).dump(2) + "\n");
       if (!args->svg.empty()) io::write_file_atomically(args->svg, sweep::sweep_svg(report));

@@ -42,6 +42,7 @@ void setup_generate(CLI::App& app, Runner& runner);
 void setup_simulate(CLI::App& app, Runner& runner);
 void setup_transduce(CLI::App& app, Runner& runner);
 void setup_sweep(CLI::App& app, Runner& runner);
+void setup_explain(CLI::App& app, Runner& runner);
 
 // --pe and --beta, shared by the commands that compile.
 struct CompileArgs {
@@ -54,11 +55,6 @@ void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta);
 
 // The one language of a single-language command (LANG or --formula/--alphabet).
 lang::Language select_one(const Context& ctx, const lang::Selection& selection, bool need_formula = true);
-
-// The verdict a language's oracle gives a word, as simulate and sweep compare
-// it: "TRUE"/"FALSE" from its regex, checker, automaton or DFA (the formula
-// evaluator only if there is nothing else), or a task's output string.
-std::function<std::string(const std::string&)> language_oracle(const lang::Language& language);
 
 // Shared by the subcommands that stream words.
 model::AttentionMode parse_mode(const std::string& name);

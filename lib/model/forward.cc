@@ -29,7 +29,11 @@ namespace {
 using MatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-bool visible(Mask mask, std::int64_t i, std::int64_t j) {
+bool visible(Mask mask, std::int64_t i, std::int64_t j) { return key_visible(mask, i, j); }
+
+}  // namespace
+
+bool key_visible(Mask mask, std::int64_t i, std::int64_t j) {
   if (j == 0) return true;  // BOS is visible under every mask
   switch (mask) {
     case Mask::kNone: return true;
@@ -40,6 +44,8 @@ bool visible(Mask mask, std::int64_t i, std::int64_t j) {
   }
   return false;
 }
+
+namespace {
 
 // Whether every (query, key) pair of a block is visible: then the block needs
 // no per-element masking.
@@ -470,6 +476,7 @@ struct Prepared {
     if (opt.trace && opt.mode == AttentionMode::kSoftmax) result.margins = MarginStats{};
     for (std::size_t li = 0; li < layers.size(); ++li) {
       const Layer& layer = layers[li];
+      if (opt.keep_layer_inputs) result.layer_inputs.push_back(X.template cast<double>());
       MatT delta = MatT::Zero(n_pos, cfg.d_model);
       // Scores accumulate in double: in float runs the stream is cast once per layer.
       MatD cast_copy;
@@ -545,6 +552,61 @@ std::string read_transduction(const TransducerReadout& tr, const Matrix& X, doub
   }
   if (min_margin) *min_margin = margin;
   return out;
+}
+
+std::vector<AttentionMap> attention_maps(const Engine& engine, std::string_view word, const RunOptions& options) {
+  RunOptions o = options;
+  o.keep_layer_inputs = true;
+  const RunResult run = engine.run(word, o);
+  const Transformer& t = engine.model();
+  std::vector<AttentionMap> maps;
+  const std::int64_t n_pos = static_cast<std::int64_t>(word.size()) + 1;
+  for (std::size_t l = 0; l < t.layers.size(); ++l) {
+    const Matrix& X = run.layer_inputs[l];
+    for (std::size_t h = 0; h < t.layers[l].heads.size(); ++h) {
+      const HeadConfig& hc = t.config.layers[l].heads[h];
+      const Matrix S = (X * t.layers[l].heads[h].q.transpose()) * (X * t.layers[l].heads[h].k.transpose()).transpose();
+      AttentionMap m;
+      m.layer = static_cast<int>(l);
+      m.head = static_cast<int>(h);
+      m.label = hc.label;
+      m.mode = options.mode;
+      m.beta = run.beta;
+      m.weights = Matrix::Zero(n_pos, n_pos);
+      const HardKind kind = options.force_average ? HardKind::kAverage : hc.hard;
+      for (std::int64_t i = 0; i < n_pos; ++i) {
+        double best = -std::numeric_limits<double>::infinity();
+        for (std::int64_t j = 0; j < n_pos; ++j) {
+          if (key_visible(hc.mask, i, j)) best = std::max(best, S(i, j));
+        }
+        std::vector<std::int64_t> arg;
+        double second = -std::numeric_limits<double>::infinity();
+        for (std::int64_t j = 0; j < n_pos; ++j) {
+          if (!key_visible(hc.mask, i, j)) continue;
+          if (S(i, j) == best) arg.push_back(j);
+          else second = std::max(second, S(i, j));
+        }
+        if (options.mode == AttentionMode::kSoftmax) {
+          double z = 0;
+          for (std::int64_t j = 0; j < n_pos; ++j) {
+            if (key_visible(hc.mask, i, j)) z += (m.weights(i, j) = std::exp(run.beta * (S(i, j) - best)));
+          }
+          m.weights.row(i) /= z;
+        } else if (kind == HardKind::kAverage) {
+          for (std::int64_t j : arg) m.weights(i, j) = 1.0 / static_cast<double>(arg.size());
+        } else {
+          m.weights(i, kind == HardKind::kRightmost ? arg.back() : arg.front()) = 1.0;
+        }
+        double mass = 0;
+        for (std::int64_t j : arg) mass += m.weights(i, j);
+        m.target_mass.push_back(mass);
+        m.gap.push_back(std::isfinite(second) ? best - second : kNoGap);
+        m.targets.push_back(std::move(arg));
+      }
+      maps.push_back(std::move(m));
+    }
+  }
+  return maps;
 }
 
 struct Engine::Impl {

@@ -37,6 +37,7 @@ struct RunOptions {
   bool keep_all_states = false;      // return the final residual stream (every position)
   bool linear_scan = true;  // O(n) attention for heads whose queries are all equal
   bool force_average = false;  // hard mode: every head average-hard, whatever it declares (an AHAT)
+  bool keep_layer_inputs = false;  // return the residual stream at each layer's input (for attention maps)
   int query_block = 64;
   int key_block = 256;
 };
@@ -71,7 +72,11 @@ struct RunResult {
   double min_symbol_margin = kNoGap;  // transducers: min over positions of |best coordinate - threshold|
   std::vector<double> final_state;  // keep_state: the residual vector at position n
   Matrix states;                    // keep_all_states: (n+1) x d
+  std::vector<Matrix> layer_inputs;  // keep_layer_inputs: per layer, (n+1) x d
 };
+
+// Whether query i may attend to key j under a mask (BOS, j = 0, always).
+bool key_visible(Mask mask, std::int64_t i, std::int64_t j);
 
 // A transducer's output read from a residual stream ((n+1) x d, row 0 BOS):
 // one symbol per position 1..n; min_margin (if given) receives the smallest
@@ -96,5 +101,22 @@ class Engine {
   Transformer model_;
   std::unique_ptr<Impl> impl_;
 };
+
+// The attention weights of one head on one word, as a picture shows them.
+struct AttentionMap {
+  int layer = 0, head = 0;
+  std::string label;
+  AttentionMode mode = AttentionMode::kSoftmax;
+  double beta = 0;
+  Matrix weights;  // (n+1) x (n+1); 0 where masked
+  std::vector<std::vector<std::int64_t>> targets;  // per query row: its argmax set (best raw scores)
+  std::vector<double> target_mass;  // per row: weight on the argmax set
+  std::vector<double> gap;          // per row: best score minus best outside the argmax set (+inf if none)
+};
+
+// Every head's weights on `word` (softmax at the run's beta, or hard as each
+// head declares; force_average: every head average-hard), from the residual
+// stream at each layer's input.
+std::vector<AttentionMap> attention_maps(const Engine& engine, std::string_view word, const RunOptions& options);
 
 }  // namespace softhat::model

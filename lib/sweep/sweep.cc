@@ -4,9 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
+#include "compile/acceptor.h"
+#include "model/exact_ahat.h"
 #include "plot/svg.h"
 #include "simulate/simulate.h"
+#include "task/khop.h"
+#include "util/random.h"
+#include "verify/check.h"
+#include "verify/sample_words.h"
+#include "verify/words.h"
 
 namespace softhat::sweep {
 
@@ -102,6 +110,53 @@ SweepReport sweep(const model::Transformer& model, const WordSource& source, con
     std::stable_sort(report.fits.begin(), report.fits.end(),
                      [](const Fit& a, const Fit& b) { return a.rms < b.rms; });
   }
+  return report;
+}
+
+SweepReport sweep_subject(const model::Transformer& model, const lang::Language* language,
+                          const compile::CompileOptions& compile, const SweepOptions& options, const WordPlan& plan) {
+  const std::string alphabet = model.config.alphabet;
+  const auto words = [&](std::size_t n) {
+    std::vector<std::string> out;
+    if (language && language->is_task()) {
+      std::mt19937_64 rng = derived_rng(plan.seed, "sweep-task:" + alphabet, n);
+      for (std::size_t i = 0; i < plan.words; ++i) out.push_back(task::khop_word(rng, alphabet, n));
+    } else if (language) {
+      out = verify::balanced_words(*language, n, plan.words, plan.seed);  // border positives, near misses
+    } else {
+      std::mt19937_64 rng = derived_rng(plan.seed, "sweep-model:" + alphabet, n);
+      for (std::size_t i = 0; i < plan.words; ++i) out.push_back(verify::random_word(rng, alphabet, n, i));
+    }
+    if (plan.adversarial) {
+      for (std::string& w : verify::adversarial_words(alphabet, n)) out.push_back(std::move(w));
+    }
+    return out;
+  };
+  Oracle oracle;
+  if (language) {
+    oracle = verify::oracle_verdict(*language);
+  } else {
+    // A bare model: its own average-hard run decides.
+    auto ahat = std::make_shared<model::ExactAhat>(model);
+    const model::Transformer* m = &model;
+    oracle = [ahat, m](const std::string& w) -> std::string {
+      const model::ExactRun r = ahat->run(w);
+      if (m->config.transducer) return model::read_transduction(*m->config.transducer, r.states);
+      return r.accepted ? "TRUE" : "FALSE";
+    };
+  }
+  const auto proven = [&](std::size_t n, const std::vector<std::string>& ws) -> std::optional<Proven> {
+    if (language) {
+      if (auto b = compile::proven_beta(*language, compile, static_cast<std::int64_t>(n))) {
+        return Proven{*b, "construction"};
+      }
+    }
+    if (n > plan.exact_limit) return std::nullopt;
+    if (auto b = simulate::theorem_beta_on(model, ws, n)) return Proven{*b, "theorem"};
+    return std::nullopt;
+  };
+  SweepReport report = sweep(model, words, oracle, proven, options);
+  if (language && language->formula) report.pe = compile::pe_name(compile.pe);
   return report;
 }
 

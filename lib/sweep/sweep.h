@@ -19,7 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "compile/compiler.h"
+#include "lang/language.h"
 #include "model/forward.h"
+#include "util/random.h"
 
 namespace softhat::sweep {
 
@@ -67,6 +70,20 @@ struct SweepReport {
 
 SweepReport sweep(const model::Transformer& model, const WordSource& words, const Oracle& oracle,
                   const ProvenBeta& proven, const SweepOptions& options);
+
+// The word sets and bounds a sweep uses (softhat sweep's options).
+struct WordPlan {
+  std::size_t words = 40;        // seeded words per length (border positives and near misses for a language)
+  bool adversarial = true;       // plus runs, blocking symbols, periodic words
+  std::size_t exact_limit = 512;  // the AHAT theorem's beta (exact runs) up to this length, where needed
+  std::uint64_t seed = kDefaultSeed;
+};
+
+// A sweep of a language's (or task's) transformer against its oracle, with
+// the construction's proven beta (or the theorem's); language null: a bare
+// model against its own average-hard run.
+SweepReport sweep_subject(const model::Transformer& model, const lang::Language* language,
+                          const compile::CompileOptions& compile, const SweepOptions& options, const WordPlan& plan);
 
 std::string format_sweep_report(const SweepReport& report);
 nlohmann::ordered_json sweep_report_json(const SweepReport& report);

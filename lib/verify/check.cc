@@ -43,6 +43,22 @@ std::vector<VerdictSource> verdict_sources(const lang::Language& language) {
   return out;
 }
 
+std::function<std::string(const std::string&)> oracle_verdict(const lang::Language& language) {
+  if (language.is_task()) {
+    const lang::Language* task = &language;
+    return [task](const std::string& w) { return task->transduce(w); };
+  }
+  std::vector<VerdictSource> sources = verdict_sources(language);
+  VerdictSource chosen = sources.front();
+  for (const VerdictSource& s : sources) {
+    if (s.name != "formula") {
+      chosen = s;
+      break;
+    }
+  }
+  return [chosen](const std::string& w) -> std::string { return chosen.accepts(w) ? "TRUE" : "FALSE"; };
+}
+
 namespace {
 
 class Comparer {

@@ -25,6 +25,11 @@ struct VerdictSource {
 // formula), in that order, as the language has them.
 std::vector<VerdictSource> verdict_sources(const lang::Language& language);
 
+// The verdict a language's oracle gives a word, as simulate and sweep compare
+// it: "TRUE"/"FALSE" from its regex, checker, automaton or DFA (the formula
+// evaluator only if there is nothing else), or a task's output string.
+std::function<std::string(const std::string&)> oracle_verdict(const lang::Language& language);
+
 struct CheckOptions {
   std::optional<std::size_t> max_len;  // default: default_max_len(|alphabet|)
   std::vector<std::size_t> lengths = {100, 1000};

@@ -1,0 +1,81 @@
+// softhat explain: every head's attention on one word, as text or SVG
+// heatmaps, hard and softmax side by side (lib/explain/explain.h).
+#include <fmt/format.h>
+
+#include <memory>
+#include <ostream>
+
+#include "cli/command.h"
+#include "compile/acceptor.h"
+#include "explain/explain.h"
+#include "io/file_util.h"
+#include "io/model_file.h"
+#include "io/word_stream.h"
+#include "util/error.h"
+
+namespace softhat::cli {
+
+namespace {
+struct Args {
+  lang::Selection selection;
+  CompileArgs compile;
+  std::string model;
+  std::string word;
+  std::string mode = "both";
+  std::string svg;
+  std::size_t max_length = 200;
+};
+}  // namespace
+
+void setup_explain(CLI::App& app, Runner& runner) {
+  CLI::App* sub = app.add_subcommand("explain", "every head's attention on one word: text, or SVG heatmaps");
+  auto args = std::make_shared<Args>();
+  sub->add_option("languages", args->selection.names, "a catalogue language (or --model)")->expected(0, 1);
+  sub->add_option("--formula", args->selection.formula, "a formula typed here");
+  sub->add_option("--alphabet", args->selection.alphabet, "the alphabet of --formula");
+  add_compile_options(sub, args->compile, true);
+  sub->add_option("--model", args->model, "a model file instead of a language");
+  sub->add_option("--word", args->word, "the word to explain (may be empty)")->required();
+  sub->add_option("--mode", args->mode, "hard, softmax, or both (side by side; default)")
+      ->check(CLI::IsMember({"hard", "softmax", "both"}));
+  sub->add_option("--svg", args->svg, "write heatmaps to this SVG file (else text on stdout)");
+  sub->add_option("--max-length", args->max_length, "refuse longer words (default 200; the picture is n x n)");
+  sub->callback([&runner, args] {
+    runner = [args](Context& ctx) {
+      model::Transformer model;
+      std::string subject;
+      if (!args->model.empty()) {
+        if (!args->selection.names.empty() || args->selection.formula) {
+          throw InputError("give either --model FILE or a language, not both");
+        }
+        model = io::load_model(args->model);
+        subject = args->model;
+      } else {
+        const lang::Language language = select_one(ctx, args->selection, false);
+        model = compile::build_acceptor(language, args->compile.options()).model;
+        subject = language.name();
+      }
+      if (args->word.size() > args->max_length) {
+        throw InputError(fmt::format("the word has {} symbols; explain draws n x n cells per head and stops at "
+                                     "--max-length {}",
+                                     args->word.size(), args->max_length));
+      }
+      if (auto bad = io::check_word(args->word, model.config.alphabet)) throw InputError(*bad);
+      std::vector<model::AttentionMode> modes;
+      if (args->mode != "softmax") modes.push_back(model::AttentionMode::kHard);
+      if (args->mode != "hard") modes.push_back(model::AttentionMode::kSoftmax);
+      const model::Engine engine(std::move(model));
+      const explain::Explanation e =
+          explain::explain(engine, subject, args->word, modes, args->compile.beta_override());
+      if (args->svg.empty()) {
+        ctx.out << explain::explain_text(e);
+      } else {
+        io::write_file_atomically(args->svg, explain::explain_svg(e));
+        ctx.err << fmt::format("softhat: wrote {}\n", args->svg);
+      }
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace softhat::cli

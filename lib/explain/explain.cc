@@ -1,0 +1,143 @@
+#include "explain/explain.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "plot/svg.h"
+
+namespace softhat::explain {
+
+namespace {
+
+const char* mode_name(model::AttentionMode m) { return m == model::AttentionMode::kSoftmax ? "softmax" : "hard"; }
+
+std::string symbol_at(const std::string& word, std::size_t j) { return j == 0 ? "BOS" : std::string(1, word[j - 1]); }
+
+struct Summary {
+  double leak = 0;          // 1 - min target mass
+  double min_gap = model::kNoGap;
+};
+
+Summary summarize(const model::AttentionMap& m) {
+  Summary s;
+  for (double t : m.target_mass) s.leak = std::max(s.leak, 1 - t);
+  for (double g : m.gap) s.min_gap = std::min(s.min_gap, g);
+  return s;
+}
+
+std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.3g}", v) : "none"; }
+
+}  // namespace
+
+Explanation explain(const model::Engine& engine, const std::string& subject, const std::string& word,
+                    const std::vector<model::AttentionMode>& modes, const std::optional<model::BetaSchedule>& beta) {
+  Explanation e;
+  e.subject = subject;
+  e.word = word;
+  e.modes = modes;
+  for (model::AttentionMode mode : modes) {
+    model::RunOptions o;
+    o.mode = mode;
+    o.beta = beta;
+    const model::RunResult r = engine.run(word, o);
+    e.beta = r.beta;
+    e.verdicts.push_back(r.output ? *r.output : (r.accepted ? "accept" : "reject"));
+    e.maps.push_back(model::attention_maps(engine, word, o));
+  }
+  return e;
+}
+
+std::string explain_text(const Explanation& e) {
+  static const char kShades[] = " .:-=+*#%@";
+  std::string out = fmt::format("{} on '{}' (n = {}, beta = {:.4g})\n", e.subject, e.word, e.word.size(), e.beta);
+  for (std::size_t m = 0; m < e.modes.size(); ++m) out += fmt::format("  {}: {}\n", mode_name(e.modes[m]), e.verdicts[m]);
+  out += "cells: weight from ' ' (0) to '@' (1); [x] marks the hard target (argmax set) of the row\n";
+  const std::size_t heads = e.maps.empty() ? 0 : e.maps[0].size();
+  for (std::size_t h = 0; h < heads; ++h) {
+    for (std::size_t m = 0; m < e.modes.size(); ++m) {
+      const model::AttentionMap& a = e.maps[m][h];
+      const Summary s = summarize(a);
+      out += fmt::format("\nlayer {} head {} [{}] {}: leak {}, min gap {}, min beta*gap {}\n", a.layer, a.head,
+                         mode_name(a.mode), a.label, num(s.leak), num(s.min_gap),
+                         a.mode == model::AttentionMode::kSoftmax ? num(a.beta * s.min_gap) : "-");
+      out += "          ";
+      for (Eigen::Index j = 0; j < a.weights.cols(); ++j) out += fmt::format("{:^3}", j == 0 ? "^" : symbol_at(e.word, j));
+      out += "\n";
+      for (Eigen::Index i = 0; i < a.weights.rows(); ++i) {
+        out += fmt::format("  {:>4} {:>3} ", i, symbol_at(e.word, static_cast<std::size_t>(i)));
+        for (Eigen::Index j = 0; j < a.weights.cols(); ++j) {
+          const double w = std::clamp(a.weights(i, j), 0.0, 1.0);
+          const char c = kShades[static_cast<int>(std::lround(w * 9))];
+          const auto& t = a.targets[i];
+          const bool target = std::find(t.begin(), t.end(), j) != t.end();
+          out += target ? fmt::format("[{}]", c) : fmt::format(" {} ", c);
+        }
+        out += "\n";
+      }
+    }
+  }
+  return out;
+}
+
+std::string explain_svg(const Explanation& e) {
+  const std::size_t n_pos = e.word.size() + 1;
+  const double cell = std::clamp(360.0 / static_cast<double>(n_pos), 3.0, 18.0);
+  const double label_w = 34, head_h = 58, foot_h = 34, gap_x = 36;
+  const double panel_w = label_w + cell * static_cast<double>(n_pos), panel_h = head_h + cell * static_cast<double>(n_pos) + foot_h;
+  const std::size_t heads = e.maps.empty() ? 0 : e.maps[0].size();
+  const double top = 78;
+  const double width = std::max(600.0, 20 + static_cast<double>(e.modes.size()) * (panel_w + gap_x));
+  const double height = top + static_cast<double>(heads) * panel_h + 20;
+  plot::Svg svg(width, height);
+  svg.text(16, 24, fmt::format("{}: attention on '{}'", e.subject, e.word.size() > 60 ? e.word.substr(0, 60) + "..." : e.word), 15,
+           "start", 0, "#222", true);
+  std::string verdicts;
+  for (std::size_t m = 0; m < e.modes.size(); ++m) {
+    verdicts += fmt::format("{}{}: {}", m ? "   " : "", mode_name(e.modes[m]), e.verdicts[m]);
+  }
+  svg.text(16, 42, fmt::format("n = {}, beta = {:.4g}.  {}.", e.word.size(), e.beta, verdicts), 11);
+  svg.text(16, 58, "Cells: attention weight (white 0, dark blue 1). Red outline: the row's hard target (argmax set).", 11);
+  const bool labels = cell >= 9;
+  for (std::size_t h = 0; h < heads; ++h) {
+    const double y0 = top + static_cast<double>(h) * panel_h;
+    for (std::size_t m = 0; m < e.modes.size(); ++m) {
+      const model::AttentionMap& a = e.maps[m][h];
+      const Summary s = summarize(a);
+      const double x0 = 16 + static_cast<double>(m) * (panel_w + gap_x);
+      svg.text(x0, y0 + 16, fmt::format("layer {} head {} ({})", a.layer, a.head, mode_name(a.mode)), 12, "start", 0,
+               "#222", true);
+      svg.text(x0, y0 + 31, a.label.size() > 70 ? a.label.substr(0, 70) + "..." : a.label, 11, "start", 0, "#444");
+      const double gx = x0 + label_w, gy = y0 + head_h;
+      for (std::size_t j = 0; j < n_pos && labels; ++j) {
+        svg.text(gx + (static_cast<double>(j) + 0.5) * cell, gy - 5, j == 0 ? "^" : symbol_at(e.word, j), 10, "middle");
+      }
+      for (std::size_t i = 0; i < n_pos; ++i) {
+        if (labels) {
+          svg.text(gx - 4, gy + (static_cast<double>(i) + 0.75) * cell, fmt::format("{} {}", i, symbol_at(e.word, i)), 9,
+                   "end");
+        }
+        for (std::size_t j = 0; j < n_pos; ++j) {
+          const double w = a.weights(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+          svg.rect(gx + static_cast<double>(j) * cell, gy + static_cast<double>(i) * cell, cell, cell,
+                   plot::weight_colour(w), "#eeeeee", 0.3,
+                   fmt::format("query {} ({}), key {} ({}): weight {:.4g}", i, symbol_at(e.word, i), j,
+                               symbol_at(e.word, j), w));
+        }
+        for (std::int64_t j : a.targets[i]) {
+          svg.rect(gx + static_cast<double>(j) * cell + 0.6, gy + static_cast<double>(i) * cell + 0.6, cell - 1.2,
+                   cell - 1.2, "none", "#d62728", 1.2);
+        }
+      }
+      svg.text(x0, gy + cell * static_cast<double>(n_pos) + 16,
+               fmt::format("leak {}  min gap {}{}", num(s.leak), num(s.min_gap),
+                           a.mode == model::AttentionMode::kSoftmax ? fmt::format("  min beta*gap {}", num(a.beta * s.min_gap))
+                                                                    : ""),
+               10, "start", 0, "#444");
+    }
+  }
+  return svg.str();
+}
+
+}  // namespace softhat::explain
