@@ -79,6 +79,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_transduce(app, runner);
   setup_sweep(app, runner);
   setup_explain(app, runner);
+  setup_report(app, runner);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

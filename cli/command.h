@@ -43,6 +43,7 @@ void setup_simulate(CLI::App& app, Runner& runner);
 void setup_transduce(CLI::App& app, Runner& runner);
 void setup_sweep(CLI::App& app, Runner& runner);
 void setup_explain(CLI::App& app, Runner& runner);
+void setup_report(CLI::App& app, Runner& runner);
 
 // --pe and --beta, shared by the commands that compile.
 struct CompileArgs {

@@ -11,7 +11,7 @@ packages=(build-essential cmake pkg-config libcli11-dev libeigen3-dev libre2-dev
           nlohmann-json3-dev libtomlplusplus-dev libgmp-dev)
 if [ "${1:-}" = "--tests" ]; then
   shift
-  packages+=(python3 python3-numpy python3-torch)
+  packages+=(python3 python3-numpy python3-torch librsvg2-bin)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 #include "io/file_util.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -36,6 +37,10 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
     }
     done += static_cast<std::size_t>(k);
   }
+  // mkstemp creates the file 0600; give it the permissions a plain open would (0666 minus the umask).
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::fchmod(fd, 0666 & ~mask) != 0) fail("chmod failed");
   if (::fsync(fd) != 0) fail("fsync failed");
   if (::close(fd) != 0) {
     std::remove(tmpl.c_str());

@@ -1,0 +1,68 @@
+// softhat report: a self-contained HTML page per language and an index
+// (lib/report/report.h).
+#include <fmt/format.h>
+
+#include <memory>
+#include <ostream>
+
+#include "cli/command.h"
+#include "compile/acceptor.h"
+#include "report/report.h"
+#include "util/error.h"
+#include "verify/words.h"
+
+namespace softhat::cli {
+
+namespace {
+struct Args {
+  lang::Selection selection;
+  CompileArgs compile;
+  std::string out;
+  std::string verify_lengths = "100,1000";
+  std::size_t samples = 50;
+  std::string sweep_lengths = "16,64,256,1024";
+  std::size_t sweep_words = 20;
+};
+}  // namespace
+
+void setup_report(CLI::App& app, Runner& runner) {
+  CLI::App* sub = app.add_subcommand("report", "write one self-contained HTML page per language, and an index");
+  auto args = std::make_shared<Args>();
+  add_selection(sub, args->selection, false);
+  add_compile_options(sub, args->compile, false);
+  sub->add_option("--out", args->out, "the folder to write (created if needed)")->required();
+  sub->add_option("--lengths", args->verify_lengths, "verification lengths besides the exhaustive ones (default 100,1000)");
+  sub->add_option("--samples", args->samples, "verification words per length (default 50)");
+  sub->add_option("--sweep-lengths", args->sweep_lengths, "temperature sweep lengths (default 16,64,256,1024)");
+  sub->add_option("--sweep-words", args->sweep_words, "sweep words per length (default 20)");
+  sub->callback([&runner, args] {
+    runner = [args](Context& ctx) {
+      report::ReportOptions options;
+      options.compile = args->compile.options();
+      options.verify.compile = options.compile;
+      options.verify.lengths = verify::parse_length_list(args->verify_lengths);
+      options.verify.samples = args->samples;
+      options.sweep_lengths = verify::parse_length_list(args->sweep_lengths);
+      options.sweep_plan.words = args->sweep_words;
+      std::vector<report::LanguagePage> pages;
+      for (const lang::Language& language : lang::select_languages(ctx.load_catalog(), args->selection)) {
+        if (!compile::has_acceptor(language)) {
+          ctx.err << fmt::format("softhat: skipped {}: no formula or construction\n", language.name());
+          continue;
+        }
+        pages.push_back(report::language_page(language, options));
+        ctx.err << fmt::format("softhat: {} {}\n", language.name(), pages.back().ok ? "agrees" : "DISAGREES");
+      }
+      std::string command = "softhat";
+      for (const std::string& a : ctx.args) command += " " + a;
+      report::write_report(pages, args->out, command);
+      ctx.out << fmt::format("wrote {} pages and index.html to {}\n", pages.size(), args->out);
+      for (const report::LanguagePage& p : pages) {
+        if (!p.ok) return kExitDisagreement;
+      }
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace softhat::cli
