@@ -1,0 +1,115 @@
+// sweep, explain and report: the measured smallest beta grows as the theory
+// says (linearly in n for a since head with bounded PE, constant with
+// unbounded PE, n log n for counting) and stays below the schedule; attention
+// maps are distributions with the right targets; reports are whole.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/cli_helpers.h"
+#include "compile/acceptor.h"
+#include "explain/explain.h"
+#include "io/file_util.h"
+#include "lang/catalog.h"
+#include "sweep/sweep.h"
+
+using namespace softhat;
+
+namespace {
+sweep::SweepReport sweep_of(const char* name, compile::PeMode pe, std::vector<std::size_t> lengths) {
+  const lang::Catalog catalog = lang::Catalog::builtin();
+  const lang::Language& language = catalog.find(name);
+  compile::CompileOptions co;
+  co.pe = pe;
+  const model::Transformer t = compile::build_acceptor(language, co).model;
+  sweep::SweepOptions so;
+  so.lengths = std::move(lengths);
+  sweep::WordPlan plan;
+  plan.words = 16;
+  return sweep::sweep_subject(t, &language, co, so, plan);
+}
+}  // namespace
+
+TEST_CASE("sweep: beta* grows linearly with bounded PE, stays constant with unbounded PE", "[sweep]") {
+  const sweep::SweepReport bounded = sweep_of("a-since-b", compile::PeMode::kBounded, {16, 64, 256, 1024});
+  for (const sweep::SweepRow& r : bounded.rows) {
+    INFO("n = " << r.n);
+    REQUIRE(r.empirical);
+    CHECK(r.schedule_agrees);
+    CHECK(*r.empirical < r.schedule);
+    REQUIRE(r.proven);
+    CHECK(*r.proven == Approx(std::log(5.0) * static_cast<double>(r.n + 1)));
+    CHECK(r.proven_source == "construction");
+  }
+  REQUIRE(bounded.exponent);
+  CHECK(*bounded.exponent == Approx(1.0).margin(0.15));
+  CHECK(bounded.fits.front().form == "c*(n+1)");
+  const sweep::SweepReport unbounded = sweep_of("start-a-until-b", compile::PeMode::kUnbounded, {16, 256, 4096});
+  REQUIRE(unbounded.exponent);
+  CHECK(std::abs(*unbounded.exponent) < 0.1);
+  for (const sweep::SweepRow& r : unbounded.rows) CHECK(*r.empirical < r.schedule);
+  const sweep::SweepReport counting = sweep_of("majority", compile::PeMode::kBounded, {16, 64, 256, 1024});
+  REQUIRE(counting.exponent);
+  CHECK(*counting.exponent > 1.05);  // n log n, not n
+  CHECK(counting.fits.front().form == "c*(n+1)*ln(n+1)");
+  for (const sweep::SweepRow& r : counting.rows) CHECK(*r.empirical <= *r.proven);
+}
+
+TEST_CASE("explain: every row is a distribution over visible keys, targets carry the hard weight", "[explain]") {
+  const lang::Catalog catalog = lang::Catalog::builtin();
+  for (const char* name : {"c-flanked", "majority", "dyck-2", "khop-2"}) {
+    const lang::Language& language = catalog.find(name);
+    const model::Engine engine(compile::build_acceptor(language, {}).model);
+    const std::string word = language.alphabet().substr(0, 2) + language.alphabet() + language.alphabet().substr(1);
+    const explain::Explanation e =
+        explain::explain(engine, name, word, {model::AttentionMode::kHard, model::AttentionMode::kSoftmax}, std::nullopt);
+    REQUIRE(e.maps.size() == 2);
+    for (std::size_t m = 0; m < 2; ++m) {
+      for (const model::AttentionMap& a : e.maps[m]) {
+        const model::HeadConfig& hc = engine.model().config.layers[a.layer].heads[a.head];
+        for (Eigen::Index i = 0; i < a.weights.rows(); ++i) {
+          INFO(name << " layer " << a.layer << " head " << a.head << " row " << i);
+          CHECK(a.weights.row(i).sum() == Approx(1.0).epsilon(1e-12));
+          for (Eigen::Index j = 0; j < a.weights.cols(); ++j) {
+            if (!model::key_visible(hc.mask, i, j)) CHECK(a.weights(i, j) == 0.0);
+          }
+          REQUIRE(!a.targets[i].empty());
+          if (m == 0) CHECK(a.target_mass[i] == Approx(1.0));
+          // Compiled since/until heads: softmax leaves at most 1/(e^3 - 1) off target (c = 3).
+          if (m == 1 && (hc.label.rfind("since", 0) == 0 || hc.label.rfind("until", 0) == 0)) {
+            CHECK(a.target_mass[i] >= 1 - 1 / (std::exp(3.0) - 1) - 1e-12);
+          }
+        }
+      }
+    }
+    const std::string text = explain::explain_text(e);
+    CHECK(text.find("layer 0 head 0 [hard]") != std::string::npos);
+    CHECK(text.find("layer 0 head 0 [softmax]") != std::string::npos);
+  }
+}
+
+TEST_CASE("report and explain on the command line: whole files, clear errors", "[report][explain]") {
+  const auto dir = std::filesystem::temp_directory_path() / "softhat-report-test";
+  std::filesystem::remove_all(dir);
+  const auto r = test::run_cli({"report", "a-since-b", "khop-1", "--out", dir.string(), "--lengths", "50", "--samples",
+                                "5", "--sweep-lengths", "16,64", "--sweep-words", "5"});
+  CHECK(r.status == 0);
+  CHECK(r.out == "wrote 2 pages and index.html to " + dir.string() + "\n");
+  const std::string page = io::read_file((dir / "a-since-b.html").string());
+  CHECK(page.find("no disagreement") != std::string::npos);
+  CHECK(page.find("<svg") != std::string::npos);
+  CHECK(page.rfind("</html>\n") == page.size() - 8);
+  CHECK(io::read_file((dir / "index.html").string()).find("khop-1.html") != std::string::npos);
+  // A file where the folder should be: refused, nothing half-written.
+  std::ofstream((dir / "file").string()) << "x";
+  const auto bad = test::run_cli({"report", "a-since-b", "--out", (dir / "file" / "sub").string()});
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("cannot create the report folder") != std::string::npos);
+  const auto longword = test::run_cli({"explain", "a-since-b", "--word", std::string(201, 'a')});
+  CHECK(longword.status == 2);
+  const auto badword = test::run_cli({"explain", "a-since-b", "--word", "abx"});
+  CHECK(badword.status == 2);
+  CHECK(badword.err == "softhat: symbol 'x' at 3 is not in the alphabet {a,b,c}\n");
+  std::filesystem::remove_all(dir);
+}
