@@ -17,6 +17,7 @@ namespace softhat::cli {
 
 namespace {
 struct Args {
+  std::vector<std::string> positionals;  // [LANG] WORD
   lang::Selection selection;
   CompileArgs compile;
   std::string model;
@@ -30,18 +31,30 @@ struct Args {
 void setup_explain(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("explain", "every head's attention on one word: text, or SVG heatmaps");
   auto args = std::make_shared<Args>();
-  sub->add_option("languages", args->selection.names, "a catalogue language (or --model)")->expected(0, 1);
+  sub->add_option("positionals", args->positionals, "LANG WORD (a catalogue language and a word), or WORD with "
+                                                     "--model or --formula")
+      ->expected(0, 2);
   sub->add_option("--formula", args->selection.formula, "a formula typed here");
   sub->add_option("--alphabet", args->selection.alphabet, "the alphabet of --formula");
   add_compile_options(sub, args->compile, true);
   sub->add_option("--model", args->model, "a model file instead of a language");
-  sub->add_option("--word", args->word, "the word to explain (may be empty)")->required();
+  auto* word = sub->add_option("--word", args->word, "the word to explain (instead of the positional WORD)");
   sub->add_option("--mode", args->mode, "hard, softmax, or both (side by side; default)")
       ->check(CLI::IsMember({"hard", "softmax", "both"}));
   sub->add_option("--svg", args->svg, "write heatmaps to this SVG file (else text on stdout)");
   sub->add_option("--max-length", args->max_length, "refuse longer words (default 200; the picture is n x n)");
-  sub->callback([&runner, args] {
-    runner = [args](Context& ctx) {
+  sub->callback([&runner, args, word] {
+    const bool word_flag = word->count() > 0;
+    runner = [args, word_flag](Context& ctx) {
+      // Positionals: LANG WORD, or WORD alone with --model/--formula (or with --word: LANG alone).
+      const bool bare = !args->model.empty() || args->selection.formula.has_value();
+      const std::size_t want = (bare ? 0 : 1) + (word_flag ? 0 : 1);
+      if (args->positionals.size() != want) {
+        throw InputError(bare ? "explain: give the word (explain --model FILE WORD)"
+                              : "explain: give a language and a word (explain LANG WORD)");
+      }
+      if (!bare) args->selection.names = {args->positionals[0]};
+      if (!word_flag) args->word = args->positionals.back();
       model::Transformer model;
       std::string subject;
       if (!args->model.empty()) {

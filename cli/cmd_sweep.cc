@@ -23,7 +23,7 @@ struct Args {
   std::string model;
   std::string lengths = "16,32,64,128,256,512,1024,2048,4096,8192,16384";
   std::size_t words = 40;
-  bool no_adversarial = false;
+  bool adversarial = true;
   std::size_t exact_limit = 512;
   std::uint64_t seed = kDefaultSeed;
   std::string json, svg;
@@ -39,7 +39,8 @@ void setup_sweep(CLI::App& app, Runner& runner) {
   sub->add_option("--model", args->model, "a model file instead of a language (oracle: its average-hard run)");
   sub->add_option("--lengths", args->lengths, "lengths (default 16,32,...,16384)");
   sub->add_option("--words", args->words, "seeded words per length besides the adversarial ones (default 40)");
-  sub->add_flag("--no-adversarial", args->no_adversarial, "leave out the adversarial words (runs, blocking symbols)");
+  sub->add_flag("--adversarial,!--no-adversarial", args->adversarial,
+                "include (default) or leave out the adversarial words: runs, blocking symbols, periodic words");
   sub->add_option("--exact-limit", args->exact_limit,
                   "compute the AHAT theorem's beta (exact runs) up to this length where the construction has no "
                   "closed-form bound (default 512)");
@@ -63,7 +64,7 @@ void setup_sweep(CLI::App& app, Runner& runner) {
       }
       sweep::WordPlan plan;
       plan.words = args->words;
-      plan.adversarial = !args->no_adversarial;
+      plan.adversarial = args->adversarial;
       plan.exact_limit = args->exact_limit;
       plan.seed = args->seed;
       sweep::SweepReport report = sweep::sweep_subject(model, language ? &*language : nullptr,

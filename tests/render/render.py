@@ -43,7 +43,7 @@ def main():
     svgs = []
     for lang in LANGS:
         out = os.path.join(args.workdir, f"explain-{lang}.svg")
-        subprocess.run([args.cli, "explain", lang, "--word", {"dyck-2": "([])[()]", "majority": "abbaa"}.get(lang, "bcaab"),
+        subprocess.run([args.cli, "explain", lang, {"dyck-2": "([])[()]", "majority": "abbaa"}.get(lang, "bcaab"),
                         "--svg", out], check=True, capture_output=True)
         svgs.append(out)
     out = os.path.join(args.workdir, "sweep-a-since-b.svg")
