@@ -97,26 +97,26 @@ struct Attention {
   bool linear_scan;
   MarginStats* stats;  // null when not tracing
 
-  // All queries equal (exactly): then every row's softmax is a running
-  // (prefix or suffix) sum over keys in mask order, O(n) instead of O(n^2).
-  // Compiled heads qualify: their queries read only constant coordinates.
-  bool queries_identical() const {
-    return Q.rows() > 0 && (Q.rowwise() - Q.row(0)).cwiseAbs().maxCoeff() == 0.0;
-  }
-
   void run(MatD& out) const {
     const std::int64_t n_pos = Q.rows();
     const Eigen::Index dv = V.cols();
     out.setZero(n_pos, dv);
-    if (linear_scan && queries_identical()) {
-      scan(out);
-      return;
-    }
-    std::vector<std::int32_t> cls;
-    MatD reps;
-    if (linear_scan && key_classes(cls, reps)) {
-      class_scan(out, cls, reps);
-      return;
+    if (linear_scan) {
+      // Linear-time paths, chosen from the weights' effect on this word alone:
+      // few distinct queries (per-class online softmax) or few distinct keys
+      // (per-class running sums), whichever has fewer classes.
+      std::vector<std::int32_t> qcls, kcls;
+      MatD qreps, kreps;
+      const bool few_queries = row_classes(Q, kMaxQueryClasses, qcls, qreps);
+      const bool few_keys = row_classes(K, kMaxKeyClasses, kcls, kreps);
+      if (few_queries && (!few_keys || qreps.rows() <= kreps.rows())) {
+        scan(out, qcls, qreps);
+        return;
+      }
+      if (few_keys) {
+        class_scan(out, kcls, kreps);
+        return;
+      }
     }
     for (std::int64_t i0 = 0; i0 < n_pos; i0 += qb) {
       const std::int64_t i1 = std::min<std::int64_t>(n_pos, i0 + qb);
@@ -191,54 +191,67 @@ struct Attention {
     }
   }
 
-  void scan(MatD& out) const {
-    const Eigen::RowVectorXd q = Q.row(0);
-    double m = kNegInf, l = 0, best = kNegInf, second = kNegInf, ties = 0;
-    std::int64_t chosen = -1;
-    Eigen::RowVectorXd acc = Eigen::RowVectorXd::Zero(V.cols());
+  // Queries take at most kMaxQueryClasses distinct values (exactly; compiled
+  // heads read 0/1 coordinates): per class, one online softmax (running
+  // maximum, sum and accumulator, the blocked path's numerics) over the keys
+  // in mask order, so a row costs O(classes) and the head O(n * classes * d).
+  static constexpr std::size_t kMaxQueryClasses = 16;
+  void scan(MatD& out, const std::vector<std::int32_t>& qcls, const MatD& qreps) const {
+    struct State {
+      double m = kNegInf, l = 0, best = kNegInf, second = kNegInf, ties = 0;
+      std::int64_t chosen = -1;
+      Eigen::RowVectorXd acc;
+    };
+    std::vector<State> states(static_cast<std::size_t>(qreps.rows()));
+    for (State& st : states) st.acc = Eigen::RowVectorXd::Zero(V.cols());
     auto add = [&](std::int64_t j) {
-      const double s = q.dot(K.row(j));
-      if (std::isnan(s)) bad_row(layer, head_index, j, "has a NaN score");
-      if (mode == AttentionMode::kHard || stats) {
-        if (s > best) {
-          if (mode == AttentionMode::kHard && head.hard == HardKind::kAverage) acc = V.row(j);
-          second = best;
-          best = s;
-          ties = 1;
-          chosen = j;
-        } else if (s == best) {
-          ties += 1;
-          // Order-free tie breaking: keys may arrive in either direction.
-          if (head.hard == HardKind::kRightmost) chosen = std::max(chosen, j);
-          if (head.hard == HardKind::kLeftmost) chosen = std::min(chosen, j);
-          if (mode == AttentionMode::kHard && head.hard == HardKind::kAverage) acc += V.row(j);
-        } else if (s > second) {
-          second = s;
+      for (Eigen::Index c = 0; c < qreps.rows(); ++c) {
+        State& st = states[static_cast<std::size_t>(c)];
+        const double s = qreps.row(c).dot(K.row(j));
+        if (std::isnan(s)) bad_row(layer, head_index, j, "has a NaN score");
+        if (mode == AttentionMode::kHard || stats) {
+          if (s > st.best) {
+            if (mode == AttentionMode::kHard && head.hard == HardKind::kAverage) st.acc = V.row(j);
+            st.second = st.best;
+            st.best = s;
+            st.ties = 1;
+            st.chosen = j;
+          } else if (s == st.best) {
+            st.ties += 1;
+            // Order-free tie breaking: keys may arrive in either direction.
+            if (head.hard == HardKind::kRightmost) st.chosen = std::max(st.chosen, j);
+            if (head.hard == HardKind::kLeftmost) st.chosen = std::min(st.chosen, j);
+            if (mode == AttentionMode::kHard && head.hard == HardKind::kAverage) st.acc += V.row(j);
+          } else if (s > st.second) {
+            st.second = s;
+          }
         }
-      }
-      if (mode == AttentionMode::kHard) return;
-      const double logit = beta * s;
-      if (logit == std::numeric_limits<double>::infinity()) bad_row(layer, head_index, j, "overflows");
-      if (logit > m) {
-        const double scale = m == kNegInf ? 0.0 : std::exp(m - logit);
-        l = l * scale + 1.0;
-        acc = acc * scale + V.row(j);
-        m = logit;
-      } else if (logit - m >= -700.0) {  // smaller weights are exactly 0 (see process())
-        const double p = std::exp(logit - m);
-        l += p;
-        acc += p * V.row(j);
+        if (mode == AttentionMode::kHard) continue;
+        const double logit = beta * s;
+        if (logit == std::numeric_limits<double>::infinity()) bad_row(layer, head_index, j, "overflows");
+        if (logit > st.m) {
+          const double scale = st.m == kNegInf ? 0.0 : std::exp(st.m - logit);
+          st.l = st.l * scale + 1.0;
+          st.acc = st.acc * scale + V.row(j);
+          st.m = logit;
+        } else if (logit - st.m >= -700.0) {  // smaller weights are exactly 0 (see process())
+          const double p = std::exp(logit - st.m);
+          st.l += p;
+          st.acc += p * V.row(j);
+        }
       }
     };
     auto emit = [&](std::int64_t i) {
+      const State& st = states[static_cast<std::size_t>(qcls[i])];
       if (mode == AttentionMode::kHard) {
-        if (chosen < 0) bad_row(layer, head_index, i, "has no finite score");
-        out.row(i) = head.hard == HardKind::kAverage ? Eigen::RowVectorXd(acc / ties) : Eigen::RowVectorXd(V.row(chosen));
+        if (st.chosen < 0) bad_row(layer, head_index, i, "has no finite score");
+        out.row(i) = head.hard == HardKind::kAverage ? Eigen::RowVectorXd(st.acc / st.ties)
+                                                     : Eigen::RowVectorXd(V.row(st.chosen));
         return;
       }
-      if (!(l > 0) || !std::isfinite(m)) bad_row(layer, head_index, i, "has no finite score");
-      out.row(i) = acc / l;
-      if (stats) stats->add_row(ties / l, best - second, beta);
+      if (!(st.l > 0) || !std::isfinite(st.m)) bad_row(layer, head_index, i, "has no finite score");
+      out.row(i) = st.acc / st.l;
+      if (stats) stats->add_row(st.ties / st.l, st.best - st.second, beta);
     };
     sweep(add, emit);
   }
@@ -286,23 +299,25 @@ struct Attention {
   // softmax only needs, per class, how many visible keys it has and the sum of
   // their values, kept as running sums in mask order: O(n * classes).
   static constexpr std::size_t kMaxKeyClasses = 16;
-  bool key_classes(std::vector<std::int32_t>& cls, MatD& reps) const {
+  // The distinct rows of M (exact equality), at most `limit` of them: the
+  // class of every row and one representative per class; false if more.
+  static bool row_classes(const MatD& M, std::size_t limit, std::vector<std::int32_t>& cls, MatD& reps) {
     std::vector<Eigen::Index> rep_rows;
-    cls.resize(K.rows());
-    for (Eigen::Index j = 0; j < K.rows(); ++j) {
+    cls.resize(static_cast<std::size_t>(M.rows()));
+    for (Eigen::Index j = 0; j < M.rows(); ++j) {
       std::int32_t c = -1;
       for (std::size_t r = 0; r < rep_rows.size() && c < 0; ++r) {
-        if (K.row(j) == K.row(rep_rows[r])) c = static_cast<std::int32_t>(r);
+        if (M.row(j) == M.row(rep_rows[r])) c = static_cast<std::int32_t>(r);
       }
       if (c < 0) {
-        if (rep_rows.size() >= kMaxKeyClasses) return false;
+        if (rep_rows.size() >= limit) return false;
         c = static_cast<std::int32_t>(rep_rows.size());
         rep_rows.push_back(j);
       }
-      cls[j] = c;
+      cls[static_cast<std::size_t>(j)] = c;
     }
-    reps.resize(static_cast<Eigen::Index>(rep_rows.size()), K.cols());
-    for (std::size_t r = 0; r < rep_rows.size(); ++r) reps.row(static_cast<Eigen::Index>(r)) = K.row(rep_rows[r]);
+    reps.resize(static_cast<Eigen::Index>(rep_rows.size()), M.cols());
+    for (std::size_t r = 0; r < rep_rows.size(); ++r) reps.row(static_cast<Eigen::Index>(r)) = M.row(rep_rows[r]);
     return true;
   }
 

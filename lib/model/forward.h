@@ -35,7 +35,7 @@ struct RunOptions {
   bool trace = false;                // record margins (cheap when off)
   bool keep_state = false;           // return the final residual vector at the read position
   bool keep_all_states = false;      // return the final residual stream (every position)
-  bool linear_scan = true;  // O(n) attention for heads whose queries are all equal
+  bool linear_scan = true;  // O(n * classes) attention for heads with at most 16 distinct queries or keys
   bool force_average = false;  // hard mode: every head average-hard, whatever it declares (an AHAT)
   bool keep_layer_inputs = false;  // return the residual stream at each layer's input (for attention maps)
   int query_block = 64;

@@ -172,3 +172,37 @@ TEST_CASE("simulate: Dyck-2 at the theorem's beta agrees with the AHAT and the c
   CHECK(!bad.ok());
   CHECK(bad.lengths[0].agree_ahat < bad.lengths[0].words);
 }
+
+TEST_CASE("engine: the query-class linear path equals the blocked path on k-hop and Dyck models", "[model][khop][dyck]") {
+  // k-hop heads have |alphabet| + 1 distinct queries and position-carrying
+  // keys: the per-query-class online softmax. Dyck mixes every path.
+  std::mt19937_64 rng = derived_rng(13, "query-classes");
+  for (const model::Transformer& t : {compile::build_khop("abcd", 3), compile::build_dyck("()[]")}) {
+    const model::Engine engine(t);
+    double worst = 0;
+    for (int k = 0; k < 12; ++k) {
+      const std::size_t n = 1 + static_cast<std::size_t>(k) * 37;
+      const std::string w = verify::random_word(rng, t.config.alphabet, n, static_cast<std::uint64_t>(k));
+      for (model::AttentionMode mode : {model::AttentionMode::kSoftmax, model::AttentionMode::kHard}) {
+        model::RunOptions scan, blocked;
+        scan.mode = blocked.mode = mode;
+        scan.keep_all_states = blocked.keep_all_states = true;
+        scan.trace = blocked.trace = true;
+        blocked.linear_scan = false;
+        blocked.query_block = 13;
+        blocked.key_block = 31;
+        const model::RunResult a = engine.run(w, scan), b = engine.run(w, blocked);
+        const double scale = 1.0 + b.states.cwiseAbs().maxCoeff();
+        worst = std::max(worst, (a.states - b.states).cwiseAbs().maxCoeff() / scale);
+        CHECK(a.output == b.output);
+        CHECK(a.accepted == b.accepted);
+        if (mode == model::AttentionMode::kSoftmax) {
+          CHECK(a.margins->min_target_mass == Approx(b.margins->min_target_mass).epsilon(1e-12));
+          CHECK(a.margins->min_gap == b.margins->min_gap);
+          CHECK(a.margins->rows == b.margins->rows);
+        }
+      }
+    }
+    CHECK(worst <= 1e-12);
+  }
+}
