@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <thread>
+
 #include <iostream>
 
 #include "cli/command.h"
@@ -49,6 +52,8 @@ void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta) {
   }
 }
 
+int default_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
 lang::Language select_one(const Context& ctx, const lang::Selection& selection, bool need_formula) {
   if (selection.all || selection.names.size() > 1) throw InputError("this command takes one language");
   std::vector<lang::Language> langs = lang::select_languages(ctx.load_catalog(), selection);
@@ -80,6 +85,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_sweep(app, runner);
   setup_explain(app, runner);
   setup_report(app, runner);
+  setup_merge(app, runner);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

@@ -19,6 +19,8 @@ struct Args {
   std::string mode = "softmax";
   std::string precision = "double";
   std::string json;
+  std::string shard;
+  int threads = 0;
 };
 }  // namespace
 
@@ -38,6 +40,10 @@ void setup_verify(CLI::App& app, Runner& runner) {
   sub->add_option("--mode", args->mode, "softmax, or hard")->check(CLI::IsMember({"softmax", "hard"}));
   sub->add_option("--precision", args->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
   sub->add_option("--json", args->json, "also write the full report as JSON to this file");
+  sub->add_option("--threads", args->threads, "words tested in parallel (default: the cores available); the report "
+                                              "does not depend on it")
+      ->check(CLI::Range(1, 1024));
+  sub->add_option("--shard", args->shard, "K/N: test only this shard's part of every row (combine with `softhat merge`)");
   sub->callback([&runner, args, max_len] {
     if (max_len->count()) args->options.max_len = args->max_len;
     runner = [args](Context& ctx) {
@@ -45,6 +51,8 @@ void setup_verify(CLI::App& app, Runner& runner) {
       args->options.beta = args->compile.beta_override();
       args->options.mode = parse_mode(args->mode);
       args->options.precision = parse_precision(args->precision);
+      args->options.threads = args->threads > 0 ? args->threads : default_threads();
+      if (!args->shard.empty()) args->options.shard = verify::parse_shard(args->shard);
       std::vector<verify::VerifyReport> reports;
       for (const lang::Language& language : lang::select_languages(ctx.load_catalog(), args->selection)) {
         reports.push_back(verify::verify_language(language, args->options));

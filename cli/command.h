@@ -44,6 +44,7 @@ void setup_transduce(CLI::App& app, Runner& runner);
 void setup_sweep(CLI::App& app, Runner& runner);
 void setup_explain(CLI::App& app, Runner& runner);
 void setup_report(CLI::App& app, Runner& runner);
+void setup_merge(CLI::App& app, Runner& runner);
 
 // --pe and --beta, shared by the commands that compile.
 struct CompileArgs {
@@ -56,6 +57,9 @@ void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta);
 
 // The one language of a single-language command (LANG or --formula/--alphabet).
 lang::Language select_one(const Context& ctx, const lang::Selection& selection, bool need_formula = true);
+
+// The default --threads: the cores available (at least 1).
+int default_threads();
 
 // Shared by the subcommands that stream words.
 model::AttentionMode parse_mode(const std::string& name);

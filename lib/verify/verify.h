@@ -21,6 +21,16 @@
 
 namespace softhat::verify {
 
+// Work split for clusters: shard `index` of `count` takes, in every row, the
+// contiguous index range [count_words * index / count, ... * (index+1) / count).
+struct Shard {
+  std::uint64_t index = 0;
+  std::uint64_t count = 1;
+};
+// Parses "K/N" (0 <= K < N); throws InputError.
+Shard parse_shard(const std::string& text);
+std::pair<std::uint64_t, std::uint64_t> shard_range(std::uint64_t count, const Shard& shard);
+
 struct VerifyOptions {
   std::optional<std::size_t> max_len;
   std::vector<std::size_t> lengths = {100, 1000};
@@ -30,6 +40,8 @@ struct VerifyOptions {
   model::AttentionMode mode = model::AttentionMode::kSoftmax;
   model::Precision precision = model::Precision::kDouble;
   std::optional<model::BetaSchedule> beta;  // --beta override
+  int threads = 1;  // words tested in parallel; the report does not depend on it
+  Shard shard;      // this run's part of every row (--shard K/N)
 };
 
 struct VerifyRow {
@@ -54,7 +66,9 @@ struct VerifyReport {
   std::vector<VerifyRow> rows;
   std::uint64_t words = 0;
   std::uint64_t disagreements = 0;
-  std::optional<Disagreement> shortest;
+  std::optional<Disagreement> shortest;  // the first shortest, in row order and word order
+  int shortest_row = -1;
+  std::uint64_t shortest_index = 0;  // its index within its row (for merging shards)
   bool task = false;  // a transduction: rows count positions too
   bool ok() const { return disagreements == 0; }
 };
@@ -62,5 +76,15 @@ struct VerifyReport {
 VerifyReport verify_language(const lang::Language& language, const VerifyOptions& options);
 std::string format_verify_reports(const std::vector<VerifyReport>& reports);
 nlohmann::ordered_json verify_reports_json(const std::vector<VerifyReport>& reports, const VerifyOptions& options);
+
+// Shard reports (verify --shard K/N --json) combined into what one run would
+// have reported: counts summed, minima taken, the first shortest disagreement
+// (by length, row, index). Throws InputError unless the reports are the
+// shards 0..N-1 of one run (same seed, options and languages), each once.
+struct MergedVerify {
+  std::vector<VerifyReport> reports;
+  VerifyOptions options;
+};
+MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards);
 
 }  // namespace softhat::verify

@@ -1,0 +1,76 @@
+// verify --threads and --shard, and merge: the report does not depend on the
+// thread count, and N shards merged equal one run byte for byte (text and
+// JSON), disagreements included; bad shard sets are refused.
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "cli/cli_helpers.h"
+#include "io/file_util.h"
+#include "verify/verify.h"
+
+using namespace softhat;
+
+namespace {
+std::string temp(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("softhat-shard-test-" + name)).string();
+}
+}  // namespace
+
+TEST_CASE("verify: threads change nothing, four merged shards equal one run byte for byte", "[cli][shard]") {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{}, std::vector<std::string>{"--beta", "2"}}) {  // agreeing, and disagreeing
+    std::vector<std::string> base = {"verify", "a-since-b", "majority", "khop-1", "parity", "--lengths", "40,90",
+                                     "--samples", "20"};
+    base.insert(base.end(), extra.begin(), extra.end());
+    auto with = [&](std::vector<std::string> more) {
+      std::vector<std::string> a = base;
+      a.insert(a.end(), more.begin(), more.end());
+      return test::run_cli(a);
+    };
+    const auto one = with({"--threads", "1", "--json", temp("one.json")});
+    const auto three = with({"--threads", "3", "--json", temp("three.json")});
+    CHECK(one.status == three.status);
+    CHECK(one.out == three.out);
+    CHECK(io::read_file(temp("one.json")) == io::read_file(temp("three.json")));
+    std::vector<std::string> merge = {"merge"};
+    for (int k = 3; k >= 0; --k) {  // any order
+      const std::string f = temp(std::to_string(k) + ".json");
+      const auto part = with({"--shard", std::to_string(k) + "/4", "--threads", "2", "--json", f});
+      CHECK((part.status == 0 || part.status == 1));
+      merge.push_back(f);
+    }
+    merge.push_back("--json");
+    merge.push_back(temp("merged.json"));
+    const auto merged = test::run_cli(merge);
+    CHECK(merged.status == one.status);
+    CHECK(merged.out == one.out);
+    CHECK(io::read_file(temp("merged.json")) == io::read_file(temp("one.json")));
+  }
+  const auto missing = test::run_cli({"merge", temp("0.json"), temp("1.json")});
+  CHECK(missing.status == 2);
+  CHECK(missing.err == "softhat: merge: shard 2/4 is missing\n");
+  const auto twice = test::run_cli({"merge", temp("0.json"), temp("0.json"), temp("2.json"), temp("3.json")});
+  CHECK(twice.err == "softhat: merge: shard 0/4 given twice\n");
+  CHECK(test::run_cli({"verify", "a-since-b", "--shard", "4/4"}).err ==
+        "softhat: bad shard '4/4' (expected K/N with 0 <= K < N, e.g. 0/4)\n");
+  CHECK(test::run_cli({"verify", "a-since-b", "--shard", "1/0"}).status == 2);
+  CHECK(test::run_cli({"verify", "a-since-b", "--shard", "-1/3"}).status == 2);
+  for (const char* f : {"one.json", "three.json", "0.json", "1.json", "2.json", "3.json", "merged.json"}) {
+    std::filesystem::remove(temp(f));
+  }
+}
+
+TEST_CASE("shard ranges tile every row exactly", "[shard]") {
+  for (std::uint64_t count : {0ull, 1ull, 7ull, 2047ull, 1000003ull}) {
+    for (std::uint64_t n : {1ull, 2ull, 3ull, 4ull, 10ull}) {
+      std::uint64_t next = 0;
+      for (std::uint64_t k = 0; k < n; ++k) {
+        const auto [lo, hi] = verify::shard_range(count, {k, n});
+        CHECK(lo == next);
+        CHECK(hi >= lo);
+        next = hi;
+      }
+      CHECK(next == count);
+    }
+  }
+}
