@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "compile/acceptor.h"
 #include "lang/describe.h"
 #include "automata/dfa.h"
 #include "automata/monoid.h"
@@ -34,7 +35,12 @@ void setup_analyze(CLI::App& app, Runner& runner) {
                                                                      : "- (no formula)");
       ctx.out << lang::describe_automaton(language);
       ctx.out << fmt::format("sampling     {}\n", corpus::sampling_method(language));
-      if (!language.formula) return 0;
+      if (!language.formula) {
+        if (compile::has_acceptor(language)) {
+          ctx.out << model::describe_config(compile::build_acceptor(language, args->compile.options()).model.config);
+        }
+        return 0;
+      }
       ctx.out << compile::compile_formula(*language.formula, language.alphabet(), args->compile.options())
                      .plan.describe();
       return 0;

@@ -63,7 +63,11 @@ std::string describe_automaton(const Language& l) {
   std::string out;
   try {
     const std::optional<automata::Dfa> built = regular_dfa(l);
-    if (!built) return "dfa          - (counting terms, no automaton: not regular in general)\n";
+    if (!built) {
+      if (l.is_task()) return "dfa          - (a transduction task, not a language)\n";
+      if (!l.formula) return "dfa          - (no formula or automaton to build one from)\n";
+      return "dfa          - (counting terms, no automaton: not regular in general)\n";
+    }
     const automata::Dfa& dfa = *built;
     const bool from_formula = l.formula && !((*l.formula)->bits & logic::kCountBit);
     out += fmt::format("dfa          {} states (minimal, complete; from the {})\n", dfa.states(),

@@ -39,6 +39,29 @@ void PositionFeature::evaluate(std::int64_t j, std::int64_t n, double* out) cons
   }
 }
 
+std::string describe_config(const ModelConfig& c) {
+  std::string pe;
+  for (const PositionFeature& f : c.position_features) pe += (pe.empty() ? "" : ", ") + f.name();
+  std::string out = fmt::format("transformer  {} layers, width {}, position features {}, beta(n) = {}\n",
+                                c.layers.size(), c.d_model, pe, c.beta.describe());
+  for (std::size_t l = 0; l < c.layers.size(); ++l) {
+    out += fmt::format("  layer {}: {}\n", l, c.layers[l].label);
+    for (std::size_t h = 0; h < c.layers[l].heads.size(); ++h) {
+      const HeadConfig& hc = c.layers[l].heads[h];
+      out += fmt::format("    head {}: {} ({}, {}, d_head {}, d_value {})\n", h, hc.label, mask_name(hc.mask),
+                         hard_kind_name(hc.hard), hc.d_head, hc.d_value);
+    }
+    if (c.layers[l].ffn_hidden > 0) out += fmt::format("    ffn: {} hidden units\n", c.layers[l].ffn_hidden);
+  }
+  if (c.transducer) out += fmt::format("  output: one symbol per position from {} coordinates, '{}' if none >= {}\n",
+                                       c.transducer->coordinates.size(), c.transducer->default_symbol,
+                                       c.transducer->threshold);
+  else out += fmt::format("  accept iff coordinate {} ({}) >= {}\n", c.readout.coordinate,
+                          c.readout.coordinate < static_cast<int>(c.residual_labels.size())
+                              ? c.residual_labels[c.readout.coordinate] : "", c.readout.threshold);
+  return out;
+}
+
 PositionFeature parse_position_feature(const std::string& name) {
   using K = PositionFeature::Kind;
   for (K k : {K::kOne, K::kFraction, K::kIndex, K::kLength, K::kFractionSquared, K::kIndexSquared, K::kInverse,

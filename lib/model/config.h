@@ -115,6 +115,10 @@ struct ModelConfig {
   void validate() const;
 };
 
+// A readable summary: width, position features, beta schedule, and per layer
+// each head's mask, hard kind, sizes and label, and the FFN width.
+std::string describe_config(const ModelConfig& config);
+
 const char* mask_name(Mask m);
 const char* hard_kind_name(HardKind k);
 // Parse the names above; throw std::invalid_argument on unknown names.
