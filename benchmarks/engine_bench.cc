@@ -2,7 +2,7 @@
 // n = 1024 (seeded random words), and the time for one word of length
 // 100,000 (or --long N). Prints one JSON object, so benchmarks/engine_vs_torch.sh
 // can put it beside the PyTorch module's numbers from the same run.
-//   softhat_bench_engine MODEL [--long N]
+//   softhat_bench_engine MODEL [--long N] [--no-linear]
 #include <fmt/format.h>
 
 #include <chrono>
@@ -22,8 +22,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::size_t long_n = 100000;
-  for (int i = 2; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], "--long") == 0) long_n = std::stoul(argv[i + 1]);
+  model::RunOptions options;
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--long") == 0 && i + 1 < argc) long_n = std::stoul(argv[i + 1]);
+    if (std::strcmp(argv[i], "--no-linear") == 0) options.linear_scan = false;  // the blocked path only
   }
   const model::Engine engine(io::load_model(argv[1]));
   const std::string& alphabet = engine.model().config.alphabet;
@@ -36,7 +38,7 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     double elapsed = 0;
     while (elapsed < 1.0) {
-      accepted += engine.run(words[done % words.size()]).accepted;
+      accepted += engine.run(words[done % words.size()], options).accepted;
       ++done;
       elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
@@ -45,7 +47,7 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng = derived_rng(kDefaultSeed, "bench-long", long_n);
   const std::string word = verify::random_word(rng, alphabet, long_n, 0);
   const auto start = std::chrono::steady_clock::now();
-  const model::RunResult r = engine.run(word);
+  const model::RunResult r = engine.run(word, options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out += fmt::format("\"long_n\": {}, \"long_seconds\": {:.3f}, \"long_accepted\": {}}}", long_n, seconds,
                      r.accepted ? "true" : "false");
