@@ -52,7 +52,7 @@ void setup_verify(CLI::App& app, Runner& runner) {
       args->options.mode = parse_mode(args->mode);
       args->options.precision = parse_precision(args->precision);
       args->options.threads = args->threads > 0 ? args->threads : default_threads();
-      if (!args->shard.empty()) args->options.shard = verify::parse_shard(args->shard);
+      if (!args->shard.empty()) args->options.shard = parse_shard(args->shard);
       std::vector<verify::VerifyReport> reports;
       for (const lang::Language& language : lang::select_languages(ctx.load_catalog(), args->selection)) {
         reports.push_back(verify::verify_language(language, args->options));

@@ -82,13 +82,6 @@ struct Partial {
 
 }  // namespace
 
-std::pair<std::uint64_t, std::uint64_t> shard_range(std::uint64_t count, const Shard& shard) {
-  const auto cut = [&](std::uint64_t k) {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(count) * k) / shard.count);
-  };
-  return {cut(shard.index), cut(shard.index + 1)};
-}
-
 VerifyReport verify_language(const lang::Language& language, const VerifyOptions& options) {
   VerifyReport report;
   report.language = language.name();
@@ -303,16 +296,6 @@ nlohmann::ordered_json verify_reports_json(const std::vector<VerifyReport>& repo
     j["languages"].push_back(l);
   }
   return j;
-}
-
-Shard parse_shard(const std::string& text) {
-  unsigned long long k = 0, n = 0;
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%llu/%llu%c", &k, &n, &extra) != 2 || n == 0 || k >= n || text[0] == '-' ||
-      text.find('/') == std::string::npos || text.find('-') != std::string::npos) {
-    throw InputError(fmt::format("bad shard '{}' (expected K/N with 0 <= K < N, e.g. 0/4)", text));
-  }
-  return {k, n};
 }
 
 namespace {

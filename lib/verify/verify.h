@@ -17,19 +17,11 @@
 #include "compile/compiler.h"
 #include "lang/language.h"
 #include "model/forward.h"
+#include "util/shard.h"
 #include "verify/check.h"
 
 namespace softhat::verify {
 
-// Work split for clusters: shard `index` of `count` takes, in every row, the
-// contiguous index range [count_words * index / count, ... * (index+1) / count).
-struct Shard {
-  std::uint64_t index = 0;
-  std::uint64_t count = 1;
-};
-// Parses "K/N" (0 <= K < N); throws InputError.
-Shard parse_shard(const std::string& text);
-std::pair<std::uint64_t, std::uint64_t> shard_range(std::uint64_t count, const Shard& shard);
 
 struct VerifyOptions {
   std::optional<std::size_t> max_len;
@@ -41,7 +33,7 @@ struct VerifyOptions {
   model::Precision precision = model::Precision::kDouble;
   std::optional<model::BetaSchedule> beta;  // --beta override
   int threads = 1;  // words tested in parallel; the report does not depend on it
-  Shard shard;      // this run's part of every row (--shard K/N)
+  Shard shard;      // this run's part of every row (--shard K/N, util/shard.h)
 };
 
 struct VerifyRow {

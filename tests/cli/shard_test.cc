@@ -65,7 +65,7 @@ TEST_CASE("shard ranges tile every row exactly", "[shard]") {
     for (std::uint64_t n : {1ull, 2ull, 3ull, 4ull, 10ull}) {
       std::uint64_t next = 0;
       for (std::uint64_t k = 0; k < n; ++k) {
-        const auto [lo, hi] = verify::shard_range(count, {k, n});
+        const auto [lo, hi] = shard_range(count, {k, n});
         CHECK(lo == next);
         CHECK(hi >= lo);
         next = hi;
