@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cli/command.h"
+#include "io/file_util.h"
 #include "corpus/output.h"
 #include "logic/print.h"
 #include "util/error.h"
@@ -23,8 +24,21 @@ struct Args {
   std::string negatives = "uniform";
   std::string format = "tsv";
   std::string out;
+  std::string shard;
 };
 }  // namespace
+
+void report_shortages(Context& ctx, const corpus::Corpus& c) {
+  for (const corpus::Shortage& s : c.shortages) {
+    if (s.kind == "duplicate") {
+      ctx.err << fmt::format("softhat: split {}: {} border negatives dropped as duplicates of other words\n", s.split,
+                             s.wanted);
+      continue;
+    }
+    ctx.err << fmt::format("softhat: split {} length {}: found {} {} words of the {} wanted\n", s.split, s.length,
+                           s.got, s.kind, s.wanted);
+  }
+}
 
 void setup_generate(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("generate", "generate a labelled corpus (balanced, uniform, with splits)");
@@ -43,6 +57,8 @@ void setup_generate(CLI::App& app, Runner& runner) {
   sub->add_option("--format", args->format, "tsv (word, TRUE/FALSE) or jsonl")->check(CLI::IsMember({"tsv", "jsonl"}));
   sub->add_option("--out", args->out, "write DIR/<split>.<format> and DIR/manifest.json instead of stdout");
   sub->add_option("--max-states", args->options.max_states, "DFA state limit (default 1,000,000)");
+  sub->add_option("--shard", args->shard, "K/N: generate only this shard's lengths, to the JSON file --out "
+                                          "(combine with `softhat merge`)");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
       if (args->selection.all || args->selection.names.size() > 1) throw InputError("generate takes one language");
@@ -59,24 +75,37 @@ void setup_generate(CLI::App& app, Runner& runner) {
       }
       args->options.negatives = args->negatives == "border" ? corpus::Negatives::kBorder : corpus::Negatives::kUniform;
       const io::WordFormat format = io::parse_word_format(args->format);
-      const corpus::Corpus c = corpus::generate_corpus(language, args->options);
-      for (const corpus::Shortage& s : c.shortages) {
-        if (s.kind == "duplicate") {
-          ctx.err << fmt::format("softhat: split {}: {} border negatives dropped as duplicates of other words\n",
-                                 s.split, s.wanted);
-          continue;
+      const std::string formula = language.formula ? logic::to_string(*language.formula) : "";
+      if (!args->shard.empty()) {
+        const Shard shard = parse_shard(args->shard);
+        if (args->out.empty()) throw InputError("--shard needs --out FILE (the shard's JSON file)");
+        // The command of the equivalent single run: without --shard and --out.
+        std::vector<std::string> command;
+        for (std::size_t i = 0; i < ctx.args.size(); ++i) {
+          const std::string& a = ctx.args[i];
+          if (a == "--shard" || a == "--out") {
+            ++i;
+            continue;
+          }
+          if (a.rfind("--shard=", 0) == 0 || a.rfind("--out=", 0) == 0) continue;
+          command.push_back(a);
         }
-        ctx.err << fmt::format("softhat: split {} length {}: found {} {} words of the {} wanted\n", s.split, s.length,
-                               s.got, s.kind, s.wanted);
+        const std::vector<corpus::LengthUnit> units = corpus::generate_units(language, args->options, shard);
+        corpus::ManifestInfo info{language.name(), language.alphabet(), formula, "", &args->options, format};
+        io::write_file_atomically(args->out, corpus::corpus_shard_json(units, info, shard,
+                                                                       corpus::sampling_method(language), command));
+        ctx.err << fmt::format("softhat: wrote shard {} ({} lengths) to {}\n", shard.str(), units.size(), args->out);
+        return 0;
       }
+      const corpus::Corpus c = corpus::generate_corpus(language, args->options);
+      report_shortages(ctx, c);
       if (args->out.empty()) {
         for (std::size_t s = 0; s < c.splits.size(); ++s) {
           ctx.out << corpus::format_split(c.splits[s], args->options.splits[s].name, format);
         }
         return 0;
       }
-      corpus::ManifestInfo info{language.name(), language.alphabet(),
-                                language.formula ? logic::to_string(*language.formula) : "",
+      corpus::ManifestInfo info{language.name(), language.alphabet(), formula,
                                 fmt::format("softhat {}", fmt::join(ctx.args, " ")), &args->options, format};
       corpus::write_corpus_dir(c, args->out, info);
       std::size_t total = 0;

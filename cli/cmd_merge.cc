@@ -1,11 +1,13 @@
 // softhat merge: shard reports of `verify --shard K/N --json` combined into
 // exactly what one run would have printed and written.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 #include <ostream>
 
 #include "cli/command.h"
+#include "corpus/output.h"
 #include "io/file_util.h"
 #include "util/error.h"
 #include "verify/verify.h"
@@ -16,14 +18,16 @@ namespace {
 struct Args {
   std::vector<std::string> files;
   std::string json;
+  std::string out;
 };
 }  // namespace
 
 void setup_merge(CLI::App& app, Runner& runner) {
-  CLI::App* sub = app.add_subcommand("merge", "combine the shard reports of `verify --shard K/N --json` into one run's report");
+  CLI::App* sub = app.add_subcommand("merge", "combine the shards of `verify --shard K/N --json` or `generate --shard K/N --out` into one run's output");
   auto args = std::make_shared<Args>();
   sub->add_option("reports", args->files, "the shards' JSON reports (every K of one N, once)")->required();
-  sub->add_option("--json", args->json, "also write the merged report as JSON to this file");
+  sub->add_option("--json", args->json, "verify reports: also write the merged report as JSON to this file");
+  sub->add_option("--out", args->out, "corpus shards: write DIR/<split> files and the manifest (else stdout)");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
       std::vector<nlohmann::json> shards;
@@ -33,6 +37,26 @@ void setup_merge(CLI::App& app, Runner& runner) {
         } catch (const nlohmann::json::exception& e) {
           throw InputError(fmt::format("{}: not a JSON report: {}", f, e.what()));
         }
+      }
+      if (shards[0].contains("corpus_shard")) {
+        const corpus::MergedCorpus m = corpus::merge_corpus_shards(shards);
+        report_shortages(ctx, m.corpus);
+        if (args->out.empty()) {
+          for (std::size_t s = 0; s < m.corpus.splits.size(); ++s) {
+            ctx.out << corpus::format_split(m.corpus.splits[s], m.options.splits[s].name, m.format);
+          }
+          return kExitOk;
+        }
+        std::vector<std::string> command = m.command_args;
+        command.push_back("--out");
+        command.push_back(args->out);
+        corpus::ManifestInfo info{m.language, m.alphabet, m.formula,
+                                  fmt::format("softhat {}", fmt::join(command, " ")), &m.options, m.format};
+        corpus::write_corpus_dir(m.corpus, args->out, info);
+        std::size_t total = 0;
+        for (const auto& s : m.corpus.splits) total += s.size();
+        ctx.err << fmt::format("softhat: wrote {} words in {} splits to {}\n", total, m.corpus.splits.size(), args->out);
+        return kExitOk;
       }
       verify::MergedVerify merged;
       try {

@@ -10,6 +10,7 @@
 
 #include "lang/catalog.h"
 #include "compile/compiler.h"
+#include "corpus/generate.h"
 #include "io/word_stream.h"
 #include "lang/select.h"
 #include "model/forward.h"
@@ -57,6 +58,9 @@ void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta);
 
 // The one language of a single-language command (LANG or --formula/--alphabet).
 lang::Language select_one(const Context& ctx, const lang::Selection& selection, bool need_formula = true);
+
+// generate's shortage messages on stderr (also printed by merge).
+void report_shortages(Context& ctx, const corpus::Corpus& corpus);
 
 // The default --threads: the cores available (at least 1).
 int default_threads();

@@ -251,12 +251,6 @@ class Sampler {
 };
 
 // All the work for one length: every split that contains it, in split order.
-struct Unit {
-  std::size_t length;
-  std::vector<std::vector<Example>> per_split;  // parallel to the splits
-  std::vector<Shortage> shortages;
-};
-
 }  // namespace
 
 std::string sampling_method(const lang::Language& l) {
@@ -273,7 +267,7 @@ std::string sampling_method(const lang::Language& l) {
   return "rejection from uniform words (uniform within each class; rare classes may fall short)";
 }
 
-Corpus generate_corpus(const lang::Language& language, const GenerateOptions& o) {
+std::vector<LengthUnit> generate_units(const lang::Language& language, const GenerateOptions& o, const Shard& shard) {
   if (o.splits.empty()) throw InputError("no lengths to generate: give --lengths A-B or --split NAME:A-B");
   std::size_t max_length = 0;
   for (const Split& s : o.splits) max_length = std::max(max_length, s.hi);
@@ -284,10 +278,15 @@ Corpus generate_corpus(const lang::Language& language, const GenerateOptions& o)
   }
   std::sort(lengths.begin(), lengths.end());
   lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+  {
+    const auto [lo, hi] = shard_range(lengths.size(), shard);
+    lengths = std::vector<std::size_t>(lengths.begin() + static_cast<std::ptrdiff_t>(lo),
+                                       lengths.begin() + static_cast<std::ptrdiff_t>(hi));
+  }
 
-  std::vector<Unit> units(lengths.size());
+  std::vector<LengthUnit> units(lengths.size());
   auto work = [&](std::size_t u) {
-    Unit& unit = units[u];
+    LengthUnit& unit = units[u];
     unit.length = lengths[u];
     const std::size_t n = unit.length;
     unit.per_split.resize(o.splits.size());
@@ -375,15 +374,18 @@ Corpus generate_corpus(const lang::Language& language, const GenerateOptions& o)
   }
   for (std::thread& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
+  return units;
+}
 
+Corpus assemble_corpus(const std::vector<LengthUnit>& units, const GenerateOptions& o, const std::string& sampler) {
   // Assemble in a fixed order; border negatives (length n +- 1) may collide
   // with words of other lengths: the later one is dropped (deterministically).
   Corpus corpus;
-  corpus.sampler = sampling_method(language);
+  corpus.sampler = sampler;
   corpus.splits.resize(o.splits.size());
   std::unordered_set<std::string> seen;
   std::vector<std::size_t> border_lost(o.splits.size(), 0);
-  for (const Unit& unit : units) {
+  for (const LengthUnit& unit : units) {
     for (std::size_t s = 0; s < o.splits.size(); ++s) {
       for (const Example& e : unit.per_split[s]) {
         if (!seen.insert(e.word).second) {
@@ -406,6 +408,10 @@ Corpus generate_corpus(const lang::Language& language, const GenerateOptions& o)
     }
   }
   return corpus;
+}
+
+Corpus generate_corpus(const lang::Language& language, const GenerateOptions& o) {
+  return assemble_corpus(generate_units(language, o, Shard{}), o, sampling_method(language));
 }
 
 }  // namespace softhat::corpus

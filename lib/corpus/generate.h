@@ -19,6 +19,7 @@
 #include "automata/dfa.h"
 #include "lang/language.h"
 #include "util/random.h"
+#include "util/shard.h"
 
 namespace softhat::corpus {
 
@@ -67,6 +68,21 @@ struct Corpus {
 std::string sampling_method(const lang::Language& language);
 
 Corpus generate_corpus(const lang::Language& language, const GenerateOptions& options);
+
+// The same in two steps, for shards: the words of each length (every length
+// of the splits, in increasing order; a shard takes a contiguous part of
+// them), then the assembly (duplicates across lengths dropped, each split
+// shuffled with its own seeded stream). Assembling the units of all shards,
+// in length order, gives exactly generate_corpus's corpus.
+struct LengthUnit {
+  std::size_t length = 0;
+  std::vector<std::vector<Example>> per_split;  // parallel to the splits
+  std::vector<Shortage> shortages;
+};
+std::vector<LengthUnit> generate_units(const lang::Language& language, const GenerateOptions& options,
+                                       const Shard& shard);
+Corpus assemble_corpus(const std::vector<LengthUnit>& units, const GenerateOptions& options,
+                       const std::string& sampler);
 
 // Every word at edit distance exactly 1 from `word` (distinct, sorted).
 std::vector<std::string> edit_neighbours(const std::string& word, const std::string& alphabet);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -90,6 +91,119 @@ void write_corpus_dir(const Corpus& corpus, const std::string& dir, const Manife
     io::write_file_atomically(file, format_split(corpus.splits[s], o.splits[s].name, info.format));
   }
   io::write_file_atomically((std::filesystem::path(dir) / "manifest.json").string(), manifest_json(corpus, info));
+}
+
+namespace {
+
+nlohmann::ordered_json options_json(const GenerateOptions& o, io::WordFormat format) {
+  nlohmann::ordered_json j;
+  j["seed"] = o.seed;
+  j["balance"] = o.balance;
+  j["negatives"] = o.negatives == Negatives::kBorder ? "border" : "uniform";
+  j["per_length"] = o.per_length;
+  j["shuffle"] = o.shuffle;
+  j["format"] = format == io::WordFormat::kTsv ? "tsv" : "jsonl";
+  j["splits"] = nlohmann::ordered_json::array();
+  for (const Split& sp : o.splits) j["splits"].push_back({{"name", sp.name}, {"lo", sp.lo}, {"hi", sp.hi}});
+  return j;
+}
+
+}  // namespace
+
+std::string corpus_shard_json(const std::vector<LengthUnit>& units, const ManifestInfo& info, const Shard& shard,
+                              const std::string& sampler, const std::vector<std::string>& command_args) {
+  nlohmann::ordered_json j;
+  j["corpus_shard"] = shard.str();
+  j["softhat_version"] = kVersion;
+  j["language"] = info.language;
+  j["alphabet"] = info.alphabet;
+  j["formula"] = info.formula;
+  j["command_args"] = command_args;
+  j["sampler"] = sampler;
+  j["options"] = options_json(*info.options, info.format);
+  j["units"] = nlohmann::ordered_json::array();
+  for (const LengthUnit& u : units) {
+    nlohmann::ordered_json unit;
+    unit["length"] = u.length;
+    unit["splits"] = nlohmann::ordered_json::array();
+    for (const std::vector<Example>& split : u.per_split) {
+      nlohmann::ordered_json ex = nlohmann::ordered_json::array();
+      for (const Example& e : split) ex.push_back({e.word, e.label, e.kind, e.from, e.target});
+      unit["splits"].push_back(std::move(ex));
+    }
+    unit["shortages"] = nlohmann::ordered_json::array();
+    for (const Shortage& sh : u.shortages) {
+      unit["shortages"].push_back({sh.split, sh.length, sh.kind, sh.wanted, sh.got});
+    }
+    j["units"].push_back(std::move(unit));
+  }
+  return j.dump() + "\n";
+}
+
+MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards) {
+  if (shards.empty()) throw InputError("merge: no corpus shards given");
+  MergedCorpus m;
+  const nlohmann::json& first = shards[0];
+  std::vector<bool> seen;
+  std::uint64_t count = 0;
+  std::vector<LengthUnit> units;
+  try {
+    for (std::size_t s = 0; s < shards.size(); ++s) {
+      const nlohmann::json& j = shards[s];
+      for (const char* key : {"language", "alphabet", "formula", "command_args", "sampler", "options"}) {
+        if (j.at(key) != first.at(key)) {
+          throw InputError(fmt::format("merge: corpus shard {} comes from another run (its {} differs)", s + 1, key));
+        }
+      }
+      const Shard sh = parse_shard(j.at("corpus_shard").get<std::string>());
+      if (s == 0) {
+        count = sh.count;
+        seen.assign(count, false);
+      }
+      if (sh.count != count) throw InputError(fmt::format("merge: corpus shard {} is {}, not one of {}", s + 1, sh.str(), count));
+      if (seen[sh.index]) throw InputError(fmt::format("merge: corpus shard {} given twice", sh.str()));
+      seen[sh.index] = true;
+      for (const auto& uj : j.at("units")) {
+        LengthUnit u;
+        u.length = uj.at("length").get<std::size_t>();
+        for (const auto& split : uj.at("splits")) {
+          std::vector<Example> ex;
+          for (const auto& e : split) {
+            ex.push_back({e.at(0).get<std::string>(), e.at(1).get<bool>(), e.at(2).get<std::string>(),
+                          e.at(3).get<std::string>(), e.at(4).get<std::string>()});
+          }
+          u.per_split.push_back(std::move(ex));
+        }
+        for (const auto& sh2 : uj.at("shortages")) {
+          u.shortages.push_back({sh2.at(0).get<std::string>(), sh2.at(1).get<std::size_t>(), sh2.at(2).get<std::string>(),
+                                 sh2.at(3).get<std::size_t>(), sh2.at(4).get<std::size_t>()});
+        }
+        units.push_back(std::move(u));
+      }
+    }
+    for (std::uint64_t k = 0; k < count; ++k) {
+      if (!seen[k]) throw InputError(fmt::format("merge: corpus shard {}/{} is missing", k, count));
+    }
+    const nlohmann::json& o = first.at("options");
+    m.options.seed = o.at("seed").get<std::uint64_t>();
+    m.options.balance = o.at("balance").get<bool>();
+    m.options.negatives = o.at("negatives") == "border" ? Negatives::kBorder : Negatives::kUniform;
+    m.options.per_length = o.at("per_length").get<std::size_t>();
+    m.options.shuffle = o.at("shuffle").get<bool>();
+    for (const auto& sp : o.at("splits")) {
+      m.options.splits.push_back({sp.at("name").get<std::string>(), sp.at("lo").get<std::size_t>(), sp.at("hi").get<std::size_t>()});
+    }
+    m.format = io::parse_word_format(o.at("format").get<std::string>());
+    m.language = first.at("language").get<std::string>();
+    m.alphabet = first.at("alphabet").get<std::string>();
+    m.formula = first.at("formula").get<std::string>();
+    m.command_args = first.at("command_args").get<std::vector<std::string>>();
+    std::sort(units.begin(), units.end(), [](const LengthUnit& a, const LengthUnit& b) { return a.length < b.length; });
+    m.corpus = assemble_corpus(units, m.options, first.at("sampler").get<std::string>());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("merge: not a corpus shard: {}", e.what()));
+  }
+  return m;
 }
 
 }  // namespace softhat::corpus

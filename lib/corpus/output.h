@@ -6,11 +6,13 @@
 #pragma once
 
 #include <iosfwd>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "corpus/generate.h"
 #include "io/word_stream.h"
+#include "util/shard.h"
 
 namespace softhat::corpus {
 
@@ -25,5 +27,22 @@ struct ManifestInfo {
 // Writes DIR/<split>.tsv|.jsonl and DIR/manifest.json; creates DIR.
 void write_corpus_dir(const Corpus& corpus, const std::string& dir, const ManifestInfo& info);
 std::string manifest_json(const Corpus& corpus, const ManifestInfo& info);
+
+// A shard of `generate --shard K/N`: the shard's length units and everything
+// the merge needs to finish the corpus exactly as one run would (options,
+// sampler, language, and the command without --shard and --out).
+std::string corpus_shard_json(const std::vector<LengthUnit>& units, const ManifestInfo& info, const Shard& shard,
+                              const std::string& sampler, const std::vector<std::string>& command_args);
+
+struct MergedCorpus {
+  Corpus corpus;
+  GenerateOptions options;
+  std::string language, alphabet, formula;
+  std::vector<std::string> command_args;  // the single run's command, without --out
+  io::WordFormat format = io::WordFormat::kTsv;
+};
+// Throws InputError unless the files are the shards 0..N-1 of one generate
+// run (same options and language), each once.
+MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards);
 
 }  // namespace softhat::corpus

@@ -74,3 +74,38 @@ TEST_CASE("shard ranges tile every row exactly", "[shard]") {
     }
   }
 }
+
+TEST_CASE("generate: shards merged equal one run (stdout, and a folder with its manifest)", "[cli][shard]") {
+  const std::vector<std::string> base = {"generate", "dyck-2",   "--split",    "train:4-10",   "--split", "test:12-16",
+                                         "--per-length", "12", "--negatives", "border", "--format", "jsonl"};
+  auto args = [&](std::vector<std::string> more) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  const auto one = test::run_cli(base);
+  REQUIRE(one.status == 0);
+  const std::string dir = temp("corpus");
+  std::filesystem::remove_all(dir);
+  REQUIRE(test::run_cli(args({"--out", dir})).status == 0);
+  const std::string single_train = io::read_file(dir + "/train.jsonl");
+  const std::string single_manifest = io::read_file(dir + "/manifest.json");
+  std::filesystem::remove_all(dir);
+  std::vector<std::string> parts;
+  for (int k = 0; k < 3; ++k) {
+    parts.push_back(temp("corpus-" + std::to_string(k) + ".json"));
+    REQUIRE(test::run_cli(args({"--out", parts.back(), "--shard", std::to_string(k) + "/3"})).status == 0);
+  }
+  const auto merged = test::run_cli({"merge", parts[2], parts[0], parts[1]});
+  CHECK(merged.status == 0);
+  CHECK(merged.out == one.out);
+  CHECK(merged.err == one.err);
+  CHECK(test::run_cli({"merge", parts[0], parts[1], parts[2], "--out", dir}).status == 0);
+  CHECK(io::read_file(dir + "/train.jsonl") == single_train);
+  CHECK(io::read_file(dir + "/manifest.json") == single_manifest);
+  const auto missing = test::run_cli({"merge", parts[0], parts[2]});
+  CHECK(missing.err == "softhat: merge: corpus shard 1/3 is missing\n");
+  CHECK(test::run_cli(args({"--shard", "0/3"})).err == "softhat: --shard needs --out FILE (the shard's JSON file)\n");
+  std::filesystem::remove_all(dir);
+  for (const std::string& p : parts) std::filesystem::remove(p);
+}
