@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "compile/acceptor.h"
+#include "model/prefix_runner.h"
 #include "task/khop.h"
 #include "util/error.h"
 #include "util/random.h"
@@ -109,8 +110,7 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
   for (const VerdictSource& s : oracles) report.sources.push_back(s.name);
 
   // One word: the transformer against every oracle (tasks: position by position).
-  auto test = [&](const std::string& word, std::uint64_t index, Partial& p) {
-    const model::RunResult r = engine.run(word, run);
+  auto test = [&](const std::string& word, std::uint64_t index, Partial& p, const model::RunResult& r) {
     VerifyRow& row = p.row;
     ++row.words;
     if (r.margins) {
@@ -161,7 +161,9 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
     rows.push_back(list_row(fmt::format("{}", n), std::move(words)));
   }
 
-  std::optional<Disagreement> shortest;
+  const bool prefix_sharing = !report.task && options.mode == model::AttentionMode::kSoftmax &&
+                              options.precision == model::Precision::kDouble &&
+                              model::PrefixRunner::applies(engine.model());
   for (std::size_t ri = 0; ri < rows.size(); ++ri) {
     const RowWords& rw = rows[ri];
     const auto [lo, hi] = shard_range(rw.count, options.shard);
@@ -170,7 +172,18 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
     auto work = [&](int t) {
       const std::uint64_t a = lo + (hi - lo) * static_cast<std::uint64_t>(t) / static_cast<std::uint64_t>(threads);
       const std::uint64_t b = lo + (hi - lo) * static_cast<std::uint64_t>(t + 1) / static_cast<std::uint64_t>(threads);
-      for (std::uint64_t i = a; i < b; ++i) test(rw.at(i), i, parts[static_cast<std::size_t>(t)]);
+      // Every word of the exhaustive row through a prefix-sharing runner when
+      // the model is causal: consecutive words share all but a few positions.
+      std::optional<model::PrefixRunner> runner;
+      for (std::uint64_t i = a; i < b; ++i) {
+        const std::string word = rw.at(i);
+        if (ri == 0 && prefix_sharing) {
+          if (!runner || runner->length() != word.size()) runner.emplace(engine.model(), word.size(), options.beta);
+          test(word, i, parts[static_cast<std::size_t>(t)], runner->run(word));
+        } else {
+          test(word, i, parts[static_cast<std::size_t>(t)], engine.run(word, run));
+        }
+      }
     };
     if (threads == 1) {
       work(0);

@@ -9,6 +9,7 @@
 #include "compile/acceptor.h"
 #include "lang/catalog.h"
 #include "model/exact_ahat.h"
+#include "model/prefix_runner.h"
 #include "model/random_model.h"
 #include "model/temperature_bound.h"
 #include "simulate/simulate.h"
@@ -163,4 +164,45 @@ TEST_CASE("theorem beta: the error bound falls as beta grows and fails its side 
     CHECK(eb.final_error < last);
     last = eb.final_error;
   }
+}
+
+TEST_CASE("prefix runner: equals the engine on every word, reusing prefixes in lexicographic order", "[model][prefix]") {
+  const lang::Catalog catalog = lang::Catalog::builtin();
+  std::vector<Transformer> models;
+  for (const char* name : {"a-since-b", "majority", "dyck-2", "contains-ab", "dyck-1"}) {
+    models.push_back(compile::build_acceptor(catalog.find(name), {}).model);
+  }
+  for (int k = 0; k < 20; ++k) {  // random causal models
+    std::mt19937_64 rng = derived_rng(17, "prefix-random", static_cast<std::uint64_t>(k));
+    Transformer t = random_model(rng, {k % 2 ? "ab" : "abc", 3, 3, 8});
+    for (auto& l : t.config.layers) {
+      for (auto& h : l.heads) h.mask = k % 3 ? Mask::kFuture : Mask::kStrictFuture;
+    }
+    models.push_back(std::move(t));
+  }
+  for (const Transformer& t : models) {
+    REQUIRE(PrefixRunner::applies(t));
+    const Engine engine(t);
+    RunOptions o;
+    o.trace = true;
+    const std::size_t max_len = t.config.alphabet.size() == 2 ? 9 : 5;
+    for (std::size_t n = 0; n <= max_len; ++n) {
+      PrefixRunner runner(t, n);
+      verify::for_each_word(t.config.alphabet, n, [&](const std::string& w) {
+        if (w.size() != n) return true;
+        const RunResult a = runner.run(w), b = engine.run(w, o);
+        INFO("word '" << w << "'");
+        REQUIRE(a.y == Approx(b.y).epsilon(1e-12).margin(1e-12));
+        REQUIRE(a.accepted == b.accepted);
+        // Scores are dot products summed in another order: equal to rounding
+        // (an absolute 1e-12 on gaps, which are differences of such scores).
+        REQUIRE(a.margins->min_target_mass == Approx(b.margins->min_target_mass).epsilon(1e-12).margin(1e-12));
+        REQUIRE(a.margins->min_gap == Approx(b.margins->min_gap).epsilon(1e-12).margin(1e-12));
+        REQUIRE(a.margins->rows == b.margins->rows);
+        return true;
+      });
+    }
+  }
+  const Transformer until = compile::build_acceptor(catalog.find("start-a-until-b"), {}).model;
+  CHECK(!PrefixRunner::applies(until));
 }
