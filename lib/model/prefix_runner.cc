@@ -43,6 +43,7 @@ PrefixRunner::PrefixRunner(const Transformer& model, std::size_t n, std::optiona
       v_[l].push_back(Matrix::Zero(rows, h.d_value));
     }
   }
+  scores_.assign(static_cast<std::size_t>(rows), 0.0);
   mass_.assign(static_cast<std::size_t>(rows), 1.0);
   gap_.assign(static_cast<std::size_t>(rows), kNoGap);
   compute_row(0, 0);  // BOS
@@ -50,46 +51,56 @@ PrefixRunner::PrefixRunner(const Transformer& model, std::size_t n, std::optiona
 
 void PrefixRunner::compute_row(std::int64_t i, int token) {
   const ModelConfig& cfg = model_.config;
-  Vector x = model_.embed.row(token) + phi_.row(i) * model_.pos_proj.transpose();
+  Vector& x = x_row_;
+  x.noalias() = model_.embed.row(token);
+  x.noalias() += phi_.row(i) * model_.pos_proj.transpose();
   double mass = 1.0, gap = kNoGap;
   for (std::size_t l = 0; l < cfg.layers.size(); ++l) {
     const LayerWeights& lw = model_.layers[l];
     x_[l].row(i) = x;
-    Vector delta = Vector::Zero(cfg.d_model);
+    delta_.setZero(cfg.d_model);
     for (std::size_t h = 0; h < lw.heads.size(); ++h) {
       const HeadWeights& hw = lw.heads[h];
-      const Vector q = x * hw.q.transpose();
-      k_[l][h].row(i) = x * hw.k.transpose();
-      v_[l][h].row(i) = x * hw.v.transpose();
+      q_.noalias() = x * hw.q.transpose();
+      k_[l][h].row(i).noalias() = x * hw.k.transpose();
+      v_[l][h].row(i).noalias() = x * hw.v.transpose();
       // Visible keys: BOS, then 1..i (future) or 1..i-1 (strict future).
       const std::int64_t last = cfg.layers[l].heads[h].mask == Mask::kFuture ? i : i - 1;
       const std::int64_t count = std::max<std::int64_t>(last, 0) + 1;
-      Eigen::VectorXd s(count);
-      s(0) = q.dot(k_[l][h].row(0));
-      for (std::int64_t j = 1; j < count; ++j) s(j) = q.dot(k_[l][h].row(j));
-      if (s.hasNaN()) throw std::runtime_error(fmt::format("layer {} head {}: attention row of position {} has a NaN score", l, h, i));
-      const double best = s.maxCoeff();
-      double second = -std::numeric_limits<double>::infinity(), ties = 0, z = 0;
-      Vector acc = Vector::Zero(hw.v.rows());
+      double best = -std::numeric_limits<double>::infinity();
       for (std::int64_t j = 0; j < count; ++j) {
-        if (s(j) == best) ties += 1;
-        else second = std::max(second, s(j));
-        const double e = beta_ * (s(j) - best);
+        const double sj = q_.dot(k_[l][h].row(j));
+        if (std::isnan(sj)) {
+          throw std::runtime_error(fmt::format("layer {} head {}: attention row of position {} has a NaN score", l, h, i));
+        }
+        scores_[static_cast<std::size_t>(j)] = sj;
+        best = std::max(best, sj);
+      }
+      double second = -std::numeric_limits<double>::infinity(), ties = 0, z = 0;
+      acc_.setZero(hw.v.rows());
+      for (std::int64_t j = 0; j < count; ++j) {
+        const double sj = scores_[static_cast<std::size_t>(j)];
+        if (sj == best) ties += 1;
+        else second = std::max(second, sj);
+        const double e = beta_ * (sj - best);
         const double w = e < -700.0 ? 0.0 : std::exp(e);
         z += w;
-        if (w != 0.0) acc += w * v_[l][h].row(j);
+        if (w != 0.0) acc_ += w * v_[l][h].row(j);
       }
       if (!(z > 0) || !std::isfinite(beta_ * best)) {
         throw std::runtime_error(fmt::format("layer {} head {}: attention row of position {} has no finite score", l, h, i));
       }
-      delta += (acc / z) * hw.o.transpose();
+      acc_ /= z;
+      delta_.noalias() += acc_ * hw.o.transpose();
       mass = std::min(mass, ties / z);
       if (std::isfinite(second)) gap = std::min(gap, best - second);
     }
-    x += delta;
+    x += delta_;
     if (lw.fc1.rows() > 0) {
-      const Vector hidden = ((x * lw.fc1.transpose()) + lw.b1).cwiseMax(0.0);
-      x += hidden * lw.fc2.transpose() + lw.b2;
+      hidden_.noalias() = x * lw.fc1.transpose();
+      hidden_ = (hidden_ + lw.b1).cwiseMax(0.0);
+      out_.noalias() = hidden_ * lw.fc2.transpose();
+      x += out_ + lw.b2;
     } else {
       x += lw.b2;
     }

@@ -52,6 +52,9 @@ class PrefixRunner {
   Matrix phi_;                             // position features (n+1) x F
   // Per position: the minima of the margin statistics over rows 0..i.
   std::vector<double> mass_, gap_;
+  // Scratch rows, allocated once (a row costs no allocation).
+  Vector x_row_, delta_, q_, acc_, hidden_, out_;
+  std::vector<double> scores_;
 };
 
 }  // namespace softhat::model
