@@ -11,6 +11,7 @@
 #include "logic/eval.h"
 #include "util/random.h"
 #include "verify/words.h"
+#include "temp_path.h"
 
 using namespace softhat;
 
@@ -71,7 +72,7 @@ TEST_CASE("classify: modes and formulas typed on the command line", "[cli][class
 }
 
 TEST_CASE("compile, run and analyze: the file reproduces classify", "[cli][classify]") {
-  const auto path = std::filesystem::temp_directory_path() / "softhat_compile_test.safetensors";
+  const auto path = softhat::test::temp_path("compile.safetensors");
   const Result c = run({"compile", "c-flanked", "-o", path.string()});
   CHECK(c.status == 0);
   CHECK(c.err.find("wrote ") != std::string::npos);
@@ -95,7 +96,7 @@ TEST_CASE("compile, run and analyze: the file reproduces classify", "[cli][class
 }
 
 TEST_CASE("verify: the catalogue agrees, a wrong oracle and a tiny beta are caught", "[cli][verify]") {
-  const auto json_path = std::filesystem::temp_directory_path() / "softhat_verify_test.json";
+  const auto json_path = softhat::test::temp_path("verify.json");
   const Result all = run({"verify", "--all", "--lengths", "100,1000", "--samples", "30", "--json", json_path.string()});
   INFO(all.out);
   CHECK(all.status == 0);

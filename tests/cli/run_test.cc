@@ -11,6 +11,7 @@
 #include "model/forward.h"
 #include "model/random_model.h"
 #include "util/random.h"
+#include "temp_path.h"
 
 using namespace softhat;
 
@@ -24,7 +25,7 @@ struct TempModel {
   TempModel() {
     std::mt19937_64 rng = derived_rng(3, "cli-run");
     model = model::random_model(rng, {"ab", 2, 2, 6});
-    path = std::filesystem::temp_directory_path() / "softhat_run_test.safetensors";
+    path = softhat::test::temp_path("run.safetensors");
     io::save_model(model, path.string());
   }
   ~TempModel() { std::filesystem::remove(path); }
@@ -79,7 +80,7 @@ TEST_CASE("run: missing or corrupt model files exit 2 with the reason", "[cli][r
   const Result missing = run({"run", "--model", "/nonexistent/m.safetensors"}, "ab\n");
   CHECK(missing.status == 2);
   CHECK(missing.err.find("cannot read /nonexistent/m.safetensors") != std::string::npos);
-  const auto path = std::filesystem::temp_directory_path() / "softhat_corrupt.safetensors";
+  const auto path = softhat::test::temp_path("corrupt.safetensors");
   std::ofstream(path) << "garbage!garbage!";
   const Result corrupt = run({"run", "--model", path.string()}, "ab\n");
   CHECK(corrupt.status == 2);

@@ -7,12 +7,13 @@
 #include "cli/cli_helpers.h"
 #include "io/file_util.h"
 #include "verify/verify.h"
+#include "temp_path.h"
 
 using namespace softhat;
 
 namespace {
 std::string temp(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("softhat-shard-test-" + name)).string();
+  return softhat::test::temp_path("shard-" + name).string();
 }
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include "cli/cli_helpers.h"
 #include "io/file_util.h"
 #include "task/khop.h"
+#include "temp_path.h"
 
 using namespace softhat;
 
@@ -17,7 +18,7 @@ Result run(const std::vector<std::string>& args, const std::string& input = "") 
 constexpr auto lines = softhat::test::lines_of;
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("softhat-simulate-test-" + name)).string();
+  return softhat::test::temp_path("simulate-" + name).string();
 }
 }  // namespace
 

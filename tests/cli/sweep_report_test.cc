@@ -13,6 +13,7 @@
 #include "io/file_util.h"
 #include "lang/catalog.h"
 #include "sweep/sweep.h"
+#include "temp_path.h"
 
 using namespace softhat;
 
@@ -90,7 +91,7 @@ TEST_CASE("explain: every row is a distribution over visible keys, targets carry
 }
 
 TEST_CASE("report and explain on the command line: whole files, clear errors", "[report][explain]") {
-  const auto dir = std::filesystem::temp_directory_path() / "softhat-report-test";
+  const auto dir = softhat::test::temp_path("report");
   std::filesystem::remove_all(dir);
   const auto r = test::run_cli({"report", "a-since-b", "khop-1", "--out", dir.string(), "--lengths", "50", "--samples",
                                 "5", "--sweep-lengths", "16,64", "--sweep-words", "5"});

@@ -10,6 +10,7 @@
 #include "io/file_util.h"
 #include "lang/catalog.h"
 #include "logic/eval.h"
+#include "temp_path.h"
 
 using namespace softhat;
 
@@ -95,7 +96,7 @@ TEST_CASE("generate: border negatives are one edit from their positive", "[corpu
 
 TEST_CASE("generate: --out writes one file per split and a manifest, shortages are reported", "[corpus]") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "softhat_generate_test";
+  const fs::path dir = softhat::test::temp_path("generate");
   fs::remove_all(dir);
   const auto r = test::run_cli({"generate", "anbn", "--split", "train:4-6", "--split", "test:8-8", "--per-length",
                                 "3", "--out", dir.string()});

@@ -12,6 +12,7 @@
 #include "model/random_model.h"
 #include "util/error.h"
 #include "util/random.h"
+#include "temp_path.h"
 
 using namespace softhat;
 
@@ -159,7 +160,7 @@ TEST_CASE("model file: every corruption is refused with its message", "[io]") {
 
 TEST_CASE("model file: saving is whole or nothing", "[io]") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "softhat_save_test";
+  const fs::path dir = softhat::test::temp_path("save");
   fs::remove_all(dir);
   fs::create_directories(dir);
   const model::Transformer t = distinct_model();

@@ -10,6 +10,7 @@
 #include "lang/select.h"
 #include "logic/formula.h"
 #include "util/error.h"
+#include "temp_path.h"
 
 using namespace softhat;
 using namespace softhat::lang;
@@ -99,7 +100,7 @@ TEST_CASE("catalogue: malformed files name the path, the line and the problem", 
 
 TEST_CASE("catalogue: --catalog folders add languages, duplicates are refused", "[lang]") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "softhat_catalog_test";
+  const fs::path dir = softhat::test::temp_path("catalog");
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "mine.toml") << "name = \"mine\"\nalphabet = \"xy\"\nformula = \"x S y\"\n"
