@@ -8,6 +8,8 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "compile/acceptor.h"
+#include "io/model_file.h"
 #include "logic/parse.h"
 #include "util/error.h"
 #include "util/version.h"
@@ -50,6 +52,23 @@ void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta) {
   if (with_beta) {
     app->add_option("--beta", args.beta, "override the inverse temperature schedule, e.g. 1 or 3*(n+1)");
   }
+}
+
+Subject select_subject(const Context& ctx, const lang::Selection& selection, const CompileArgs& compile,
+                       const std::string& model_file) {
+  Subject s;
+  if (!model_file.empty()) {
+    if (!selection.names.empty() || selection.all || selection.formula || selection.task) {
+      throw InputError("give either --model FILE or a language, not both");
+    }
+    s.model = io::load_model(model_file);
+    s.name = model_file;
+    return s;
+  }
+  s.language = select_one(ctx, selection, false);
+  s.model = compile::build_acceptor(*s.language, compile.options()).model;
+  s.name = s.language->name();
+  return s;
 }
 
 int default_threads() { return std::max(1u, std::thread::hardware_concurrency()); }

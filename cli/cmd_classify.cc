@@ -17,6 +17,20 @@ struct Args {
 };
 }  // namespace
 
+int stream_language(Context& ctx, const lang::Language& language, const CompileArgs& compile,
+                    const std::string& format_name, const std::string& mode, const std::string& precision) {
+  compile::Acceptor acceptor = compile::build_acceptor(language, compile.options());
+  const model::Engine engine(std::move(acceptor.model), parse_precision(precision));
+  model::RunOptions options;
+  options.mode = parse_mode(mode);
+  options.beta = compile.beta_override();
+  const io::WordFormat format = io::parse_word_format(format_name);
+  options.trace = format == io::WordFormat::kJsonl;
+  const auto summary = io::classify_stream(ctx.in, ctx.out, language.alphabet(), format, false,
+                                           [&](std::string_view w) { return engine.run(w, options); });
+  return finish_stream(ctx, summary);
+}
+
 void setup_classify(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("classify", "classify words from stdin with the compiled transformer");
   auto args = std::make_shared<Args>();
@@ -30,16 +44,7 @@ void setup_classify(CLI::App& app, Runner& runner) {
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
       const lang::Language language = select_one(ctx, args->selection, false);
-      compile::Acceptor acceptor = compile::build_acceptor(language, args->compile.options());
-      const model::Engine engine(std::move(acceptor.model), parse_precision(args->precision));
-      model::RunOptions options;
-      options.mode = parse_mode(args->mode);
-      options.beta = args->compile.beta_override();
-      const io::WordFormat format = io::parse_word_format(args->format);
-      options.trace = format == io::WordFormat::kJsonl;
-      const auto summary = io::classify_stream(ctx.in, ctx.out, language.alphabet(), format, false,
-                                               [&](std::string_view w) { return engine.run(w, options); });
-      return finish_stream(ctx, summary);
+      return stream_language(ctx, language, args->compile, args->format, args->mode, args->precision);
     };
   });
 }

@@ -55,19 +55,8 @@ void setup_explain(CLI::App& app, Runner& runner) {
       }
       if (!bare) args->selection.names = {args->positionals[0]};
       if (!word_flag) args->word = args->positionals.back();
-      model::Transformer model;
-      std::string subject;
-      if (!args->model.empty()) {
-        if (!args->selection.names.empty() || args->selection.formula) {
-          throw InputError("give either --model FILE or a language, not both");
-        }
-        model = io::load_model(args->model);
-        subject = args->model;
-      } else {
-        const lang::Language language = select_one(ctx, args->selection, false);
-        model = compile::build_acceptor(language, args->compile.options()).model;
-        subject = language.name();
-      }
+      Subject subject = select_subject(ctx, args->selection, args->compile, args->model);
+      model::Transformer& model = subject.model;
       if (args->word.size() > args->max_length) {
         throw InputError(fmt::format("the word has {} symbols; explain draws n x n cells per head and stops at "
                                      "--max-length {}",
@@ -79,7 +68,7 @@ void setup_explain(CLI::App& app, Runner& runner) {
       if (args->mode != "hard") modes.push_back(model::AttentionMode::kSoftmax);
       const model::Engine engine(std::move(model));
       const explain::Explanation e =
-          explain::explain(engine, subject, args->word, modes, args->compile.beta_override());
+          explain::explain(engine, subject.name, args->word, modes, args->compile.beta_override());
       if (args->svg.empty()) {
         ctx.out << explain::explain_text(e);
       } else {

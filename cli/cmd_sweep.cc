@@ -51,17 +51,9 @@ void setup_sweep(CLI::App& app, Runner& runner) {
     runner = [args](Context& ctx) {
       sweep::SweepOptions options;
       options.lengths = verify::parse_length_list(args->lengths);
-      std::optional<lang::Language> language;
-      model::Transformer model;
-      if (!args->model.empty()) {
-        if (!args->selection.names.empty() || args->selection.all || args->selection.formula || args->selection.task) {
-          throw InputError("give either --model FILE or a language, not both");
-        }
-        model = io::load_model(args->model);
-      } else {
-        language = select_one(ctx, args->selection, false);
-        model = compile::build_acceptor(*language, args->compile.options()).model;
-      }
+      const Subject subject = select_subject(ctx, args->selection, args->compile, args->model);
+      const std::optional<lang::Language>& language = subject.language;
+      const model::Transformer& model = subject.model;
       sweep::WordPlan plan;
       plan.words = args->words;
       plan.adversarial = args->adversarial;
@@ -69,7 +61,7 @@ void setup_sweep(CLI::App& app, Runner& runner) {
       plan.seed = args->seed;
       sweep::SweepReport report = sweep::sweep_subject(model, language ? &*language : nullptr,
                                                        args->compile.options(), options, plan);
-      report.subject = language ? language->name() : args->model;
+      report.subject = subject.name;
       ctx.out << sweep::format_sweep_report(report);
       if (!args->json.empty()) io::write_file_atomically(args->json, sweep::sweep_report_json(report).dump(2) + "\n");
       if (!args->svg.empty()) io::write_file_atomically(args->svg, sweep::sweep_svg(report));

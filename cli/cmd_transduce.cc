@@ -38,15 +38,7 @@ void setup_transduce(CLI::App& app, Runner& runner) {
         throw InputError(fmt::format("'{}' is a language, not a transduction task: use `softhat classify {}`",
                                      language.name(), language.name()));
       }
-      compile::Acceptor transducer = compile::build_acceptor(language, args->compile.options());
-      const model::Engine engine(std::move(transducer.model), parse_precision(args->precision));
-      model::RunOptions options;
-      options.beta = args->compile.beta_override();
-      const io::WordFormat format = io::parse_word_format(args->format);
-      options.trace = format == io::WordFormat::kJsonl;
-      const auto summary = io::classify_stream(ctx.in, ctx.out, language.alphabet(), format, false,
-                                               [&](std::string_view w) { return engine.run(w, options); });
-      return finish_stream(ctx, summary);
+      return stream_language(ctx, language, args->compile, args->format, "softmax", args->precision);
     };
   });
 }

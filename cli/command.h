@@ -59,6 +59,21 @@ void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta);
 // The one language of a single-language command (LANG or --formula/--alphabet).
 lang::Language select_one(const Context& ctx, const lang::Selection& selection, bool need_formula = true);
 
+// The model a command works on: a model file (--model), or the transformer of
+// one selected language (compiled or constructed). Throws InputError for both.
+struct Subject {
+  model::Transformer model;
+  std::optional<lang::Language> language;
+  std::string name;  // the language's name or the file
+};
+Subject select_subject(const Context& ctx, const lang::Selection& selection, const CompileArgs& compile,
+                       const std::string& model_file);
+
+// classify / transduce: the language's (or task's) transformer on the words
+// of stdin, one record per line (io/word_stream.h).
+int stream_language(Context& ctx, const lang::Language& language, const CompileArgs& compile,
+                    const std::string& format, const std::string& mode, const std::string& precision);
+
 // generate's shortage messages on stderr (also printed by merge).
 void report_shortages(Context& ctx, const corpus::Corpus& corpus);
 
