@@ -58,9 +58,7 @@ Subject select_subject(const Context& ctx, const lang::Selection& selection, con
                        const std::string& model_file) {
   Subject s;
   if (!model_file.empty()) {
-    if (!selection.names.empty() || selection.all || selection.formula || selection.task) {
-      throw InputError("give either --model FILE or a language, not both");
-    }
+    if (selection.any()) throw InputError("give either --model FILE or a language, not both");
     s.model = io::load_model(model_file);
     s.name = model_file;
     return s;

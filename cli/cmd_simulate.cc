@@ -60,9 +60,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
       options.beta = args->compile.beta_override();
       std::vector<std::optional<lang::Language>> subjects;
       if (!args->model.empty()) {
-        if (!args->selection.names.empty() || args->selection.all || args->selection.formula || args->selection.task) {
-          throw InputError("give either --model FILE or a language, not both");
-        }
+        if (args->selection.any()) throw InputError("give either --model FILE or a language, not both");
         subjects.emplace_back(std::nullopt);
       } else {
         for (lang::Language& l : lang::select_languages(ctx.load_catalog(), args->selection)) {

@@ -22,6 +22,8 @@ struct Selection {
   std::optional<std::string> task;
   std::optional<int> hops;
   std::optional<int> alphabet_size;
+  // Whether anything was selected (names, --all, --formula or --task).
+  bool any() const { return !names.empty() || all || formula.has_value() || task.has_value(); }
 };
 
 // Throws InputError for a contradictory or empty selection, or unknown names.
