@@ -425,30 +425,77 @@ struct Attention {
   mutable ArrD S = {};
 };
 
+// A weight matrix W (out x in) applied to row-major activations, X W^T.
+// Compiled weights are mostly zeros (a head reads one or two 0/1
+// coordinates) and their products have a few dozen rows: there a product
+// over the nonzeros (n * nnz multiply-adds) beats the dense GEMM, whose
+// packing dominates tiny products. Written by hand because Eigen's
+// dense x sparse product walks a row-major X column by column and zero-fills
+// its result first (measured ~2x slower than this loop at n = 64). Chosen from
+// the weights alone; dense models keep the GEMM.
+template <typename S>
+struct Linear {
+  using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  struct Entry {
+    Eigen::Index out, in;
+    S w;
+  };
+  Mat dense;
+  std::vector<Entry> entries;  // the nonzeros in row-major order of W (sparse only)
+  bool use_sparse = false;
+
+  Linear() = default;
+  explicit Linear(const Mat& w) : dense(w) {
+    for (Eigen::Index r = 0; r < w.rows(); ++r) {
+      for (Eigen::Index c = 0; c < w.cols(); ++c) {
+        if (w(r, c) != S(0)) entries.push_back({r, c, w(r, c)});
+      }
+    }
+    // A quarter dense or sparser: n * nnz multiply-adds against the GEMM's
+    // n * rows * cols plus packing.
+    use_sparse = w.size() > 0 && 4 * static_cast<Eigen::Index>(entries.size()) <= w.size();
+    if (!use_sparse) entries.clear();
+  }
+  Eigen::Index rows() const { return dense.rows(); }
+  template <typename In>
+  Mat apply(const In& x) const {
+    if (!use_sparse) return Mat(x * dense.transpose());
+    Mat y = Mat::Zero(x.rows(), dense.rows());
+    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+      for (const Entry& e : entries) y(i, e.out) += e.w * x(i, e.in);
+    }
+    return y;
+  }
+};
+
 template <typename T>
 struct Prepared {
   using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using VecT = Eigen::Matrix<T, 1, Eigen::Dynamic, Eigen::RowMajor>;
   struct Head {
-    MatD q, k;  // scores are accumulated in double
-    MatT v, o;
+    Linear<double> q, k;  // scores are accumulated in double
+    Linear<T> v, o;
   };
   struct Layer {
     std::vector<Head> heads;
-    MatT fc1, fc2;
+    Linear<T> fc1, fc2;
     VecT b1, b2;
   };
-  MatT embed, pos_proj;
+  MatT embed;
+  Linear<T> pos_proj;
   std::vector<Layer> layers;
 
   explicit Prepared(const Transformer& t) {
     embed = t.embed.cast<T>();
-    pos_proj = t.pos_proj.cast<T>();
+    pos_proj = Linear<T>(t.pos_proj.cast<T>());
     for (const LayerWeights& lw : t.layers) {
       Layer layer;
-      for (const HeadWeights& hw : lw.heads) layer.heads.push_back({hw.q, hw.k, hw.v.cast<T>(), hw.o.cast<T>()});
-      layer.fc1 = lw.fc1.cast<T>();
-      layer.fc2 = lw.fc2.cast<T>();
+      for (const HeadWeights& hw : lw.heads) {
+        layer.heads.push_back({Linear<double>(hw.q), Linear<double>(hw.k), Linear<T>(hw.v.cast<T>()),
+                               Linear<T>(hw.o.cast<T>())});
+      }
+      layer.fc1 = Linear<T>(lw.fc1.cast<T>());
+      layer.fc2 = Linear<T>(lw.fc2.cast<T>());
       layer.b1 = lw.b1.cast<T>();
       layer.b2 = lw.b2.cast<T>();
       layers.push_back(std::move(layer));
@@ -483,7 +530,7 @@ struct Prepared {
       }
       for (int c = 0; c < width; ++c) phi(j, c) = static_cast<T>(buf[c]);
     }
-    MatT X = phi * pos_proj.transpose();
+    MatT X = pos_proj.apply(phi);
     for (std::int64_t j = 0; j < n_pos; ++j) X.row(j) += embed.row(tokens[j]);
 
     RunResult result;
@@ -502,9 +549,9 @@ struct Prepared {
       }();
       for (std::size_t hi = 0; hi < layer.heads.size(); ++hi) {
         const Head& h = layer.heads[hi];
-        const MatD Q = Xd * h.q.transpose();
-        const MatD K = Xd * h.k.transpose();
-        const MatD V = (X * h.v.transpose()).template cast<double>();
+        const MatD Q = h.q.apply(Xd);
+        const MatD K = h.k.apply(Xd);
+        const MatD V = h.v.apply(X).template cast<double>();
         MatD out;
         HeadMargins hm{static_cast<int>(li), static_cast<int>(hi), {}};
         HeadConfig head_config = cfg.layers[li].heads[hi];
@@ -516,7 +563,7 @@ struct Prepared {
                      std::max(1, opt.query_block), std::max(1, opt.key_block), opt.linear_scan,
                      result.margins ? &hm.stats : nullptr}
             .run(out);
-        delta += out.template cast<T>() * h.o.transpose();
+        delta += h.o.apply(out.template cast<T>());
         if (result.margins) {
           result.margins->merge(hm.stats);
           result.head_margins.push_back(hm);
@@ -524,9 +571,9 @@ struct Prepared {
       }
       X += delta;
       if (layer.fc1.rows() > 0) {
-        MatT H = (X * layer.fc1.transpose()).rowwise() + layer.b1;
+        MatT H = layer.fc1.apply(X).rowwise() + layer.b1;
         H = H.cwiseMax(T(0));
-        X += (H * layer.fc2.transpose()).rowwise() + layer.b2;
+        X += layer.fc2.apply(H).rowwise() + layer.b2;
       } else {
         X.rowwise() += layer.b2;
       }
