@@ -97,6 +97,13 @@ struct Attention {
   bool linear_scan;
   MarginStats* stats;  // null when not tracing
 
+  // Buffers reused across heads and words (one per thread).
+  struct Scratch {
+    std::vector<std::int32_t> qcls, kcls;
+    MatD qreps, kreps;
+  };
+  Scratch& scratch;
+
   void run(MatD& out) const {
     const std::int64_t n_pos = Q.rows();
     const Eigen::Index dv = V.cols();
@@ -105,8 +112,10 @@ struct Attention {
       // Linear-time paths, chosen from the weights' effect on this word alone:
       // few distinct queries (per-class online softmax) or few distinct keys
       // (per-class running sums), whichever has fewer classes.
-      std::vector<std::int32_t> qcls, kcls;
-      MatD qreps, kreps;
+      std::vector<std::int32_t>& qcls = scratch.qcls;
+      std::vector<std::int32_t>& kcls = scratch.kcls;
+      MatD& qreps = scratch.qreps;
+      MatD& kreps = scratch.kreps;
       const bool few_queries = row_classes(Q, kMaxQueryClasses, qcls, qreps);
       const bool few_keys = row_classes(K, kMaxKeyClasses, kcls, kreps);
       if (few_queries && (!few_keys || qreps.rows() <= kreps.rows())) {
@@ -457,14 +466,26 @@ struct Linear {
     if (!use_sparse) entries.clear();
   }
   Eigen::Index rows() const { return dense.rows(); }
+  // y = x W^T (y resized; its storage is reused when the size is unchanged).
   template <typename In>
-  Mat apply(const In& x) const {
-    if (!use_sparse) return Mat(x * dense.transpose());
-    Mat y = Mat::Zero(x.rows(), dense.rows());
+  void apply(const In& x, Mat& y) const {
+    if (!use_sparse) {
+      y.noalias() = x * dense.transpose();
+      return;
+    }
+    y.setZero(x.rows(), dense.rows());
+    add(x, y);
+  }
+  // y += x W^T.
+  template <typename In>
+  void add(const In& x, Mat& y) const {
+    if (!use_sparse) {
+      y.noalias() += x * dense.transpose();
+      return;
+    }
     for (Eigen::Index i = 0; i < x.rows(); ++i) {
       for (const Entry& e : entries) y(i, e.out) += e.w * x(i, e.in);
     }
-    return y;
   }
 };
 
@@ -502,11 +523,31 @@ struct Prepared {
     }
   }
 
+  // Per-thread buffers: repeated words of one length allocate nothing.
+  struct Workspace {
+    std::vector<int> tokens;
+    std::vector<double> buf;
+    MatT phi, X, delta, H, V_t, out_t;
+    MatD cast_copy, Q, K, V, out;
+    typename Attention::Scratch scratch;
+  };
+
   RunResult run(const Transformer& t, std::string_view word, const RunOptions& opt) const {
+    thread_local Workspace ws;
     const ModelConfig& cfg = t.config;
     const std::int64_t n = static_cast<std::int64_t>(word.size());
     const std::int64_t n_pos = n + 1;
-    std::vector<int> tokens(n_pos, 0);
+    // Buffers of long words are given back when the word is done (or fails),
+    // so memory stays proportional to the word being run.
+    struct Release {
+      Workspace& ws;
+      bool big;
+      ~Release() {
+        if (big) ws = Workspace{};
+      }
+    } release{ws, n_pos > 4096};
+    std::vector<int>& tokens = ws.tokens;
+    tokens.assign(static_cast<std::size_t>(n_pos), 0);
     for (std::int64_t i = 0; i < n; ++i) {
       const int tok = t.token(word[i]);
       if (tok < 0) {
@@ -520,17 +561,19 @@ struct Prepared {
     }
     // Embedding: token rows plus projected position features.
     const int width = cfg.position_width();
-    MatT phi(n_pos, width);
-    std::vector<double> buf(width);
+    MatT& phi = ws.phi;
+    phi.resize(n_pos, width);
+    ws.buf.resize(static_cast<std::size_t>(width));
     for (std::int64_t j = 0; j < n_pos; ++j) {
       int off = 0;
       for (const PositionFeature& f : cfg.position_features) {
-        f.evaluate(j, n, buf.data() + off);
+        f.evaluate(j, n, ws.buf.data() + off);
         off += f.width();
       }
-      for (int c = 0; c < width; ++c) phi(j, c) = static_cast<T>(buf[c]);
+      for (int c = 0; c < width; ++c) phi(j, c) = static_cast<T>(ws.buf[c]);
     }
-    MatT X = pos_proj.apply(phi);
+    MatT& X = ws.X;
+    pos_proj.apply(phi, X);
     for (std::int64_t j = 0; j < n_pos; ++j) X.row(j) += embed.row(tokens[j]);
 
     RunResult result;
@@ -539,31 +582,47 @@ struct Prepared {
     for (std::size_t li = 0; li < layers.size(); ++li) {
       const Layer& layer = layers[li];
       if (opt.keep_layer_inputs) result.layer_inputs.push_back(X.template cast<double>());
-      MatT delta = MatT::Zero(n_pos, cfg.d_model);
+      MatT& delta = ws.delta;
+      delta.setZero(n_pos, cfg.d_model);
       // Scores accumulate in double: in float runs the stream is cast once per layer.
-      MatD cast_copy;
-      if constexpr (!std::is_same_v<T, double>) cast_copy = X.template cast<double>();
+      if constexpr (!std::is_same_v<T, double>) ws.cast_copy = X.template cast<double>();
       const MatD& Xd = [&]() -> const MatD& {
         if constexpr (std::is_same_v<T, double>) return X;
-        else return cast_copy;
+        else return ws.cast_copy;
       }();
       for (std::size_t hi = 0; hi < layer.heads.size(); ++hi) {
         const Head& h = layer.heads[hi];
-        const MatD Q = h.q.apply(Xd);
-        const MatD K = h.k.apply(Xd);
-        const MatD V = h.v.apply(X).template cast<double>();
-        MatD out;
+        h.q.apply(Xd, ws.Q);
+        h.k.apply(Xd, ws.K);
+        if constexpr (std::is_same_v<T, double>) {
+          h.v.apply(X, ws.V);
+        } else {
+          h.v.apply(X, ws.V_t);
+          ws.V = ws.V_t.template cast<double>();
+        }
         HeadMargins hm{static_cast<int>(li), static_cast<int>(hi), {}};
         HeadConfig head_config = cfg.layers[li].heads[hi];
         if (opt.force_average) head_config.hard = HardKind::kAverage;
-        Attention{Q,    K,
-                     V,    head_config,
-                     opt.mode, result.beta,
-                     static_cast<int>(li), static_cast<int>(hi),
-                     std::max(1, opt.query_block), std::max(1, opt.key_block), opt.linear_scan,
-                     result.margins ? &hm.stats : nullptr}
-            .run(out);
-        delta += h.o.apply(out.template cast<T>());
+        Attention{ws.Q,
+                  ws.K,
+                  ws.V,
+                  head_config,
+                  opt.mode,
+                  result.beta,
+                  static_cast<int>(li),
+                  static_cast<int>(hi),
+                  std::max(1, opt.query_block),
+                  std::max(1, opt.key_block),
+                  opt.linear_scan,
+                  result.margins ? &hm.stats : nullptr,
+                  ws.scratch}
+            .run(ws.out);
+        if constexpr (std::is_same_v<T, double>) {
+          h.o.add(ws.out, delta);
+        } else {
+          ws.out_t = ws.out.template cast<T>();
+          h.o.add(ws.out_t, delta);
+        }
         if (result.margins) {
           result.margins->merge(hm.stats);
           result.head_margins.push_back(hm);
@@ -571,12 +630,12 @@ struct Prepared {
       }
       X += delta;
       if (layer.fc1.rows() > 0) {
-        MatT H = layer.fc1.apply(X).rowwise() + layer.b1;
-        H = H.cwiseMax(T(0));
-        X += layer.fc2.apply(H).rowwise() + layer.b2;
-      } else {
-        X.rowwise() += layer.b2;
+        MatT& H = ws.H;
+        layer.fc1.apply(X, H);
+        H = (H.rowwise() + layer.b1).cwiseMax(T(0));
+        layer.fc2.add(H, X);
       }
+      X.rowwise() += layer.b2;
     }
     result.y = static_cast<double>(X(n, cfg.readout.coordinate));
     result.accepted = result.y >= cfg.readout.threshold;
