@@ -24,9 +24,10 @@ int stream_language(Context& ctx, const lang::Language& language, const CompileA
   model::RunOptions options;
   options.mode = parse_mode(mode);
   options.beta = compile.beta_override();
+  options.max_memory = ctx.max_memory;
   const io::WordFormat format = io::parse_word_format(format_name);
   options.trace = format == io::WordFormat::kJsonl;
-  const auto summary = io::classify_stream(ctx.in, ctx.out, language.alphabet(), format, false,
+  const auto summary = io::classify_stream(ctx.in, ctx.out, language.alphabet(), format, false, ctx.max_length,
                                            [&](std::string_view w) { return engine.run(w, options); });
   return finish_stream(ctx, summary);
 }

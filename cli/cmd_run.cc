@@ -60,8 +60,9 @@ void setup_run(CLI::App& app, Runner& runner) {
       const io::WordFormat format = io::parse_word_format(args->format);
       options.trace = format == io::WordFormat::kJsonl;
       options.keep_state = args->emit_state;
+      options.max_memory = ctx.max_memory;
       const auto summary =
-          io::classify_stream(ctx.in, ctx.out, engine.model().config.alphabet, format, args->emit_state,
+          io::classify_stream(ctx.in, ctx.out, engine.model().config.alphabet, format, args->emit_state, ctx.max_length,
                               [&](std::string_view w) { return engine.run(w, options); });
       return finish_stream(ctx, summary);
     };

@@ -32,19 +32,56 @@ std::string json_line(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+bool read_line(std::istream& in, std::string& line, std::size_t max_length, std::size_t& length) {
+  // By hand rather than std::getline: a line without an end (a 10 GB stream
+  // with no newline) must not be held in memory whole.
+  line.clear();
+  length = 0;
+  std::streambuf* buf = in.rdbuf();
+  bool any = false;
+  bool cr = false;  // a '\r' seen last and not yet stored
+  for (;;) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      break;
+    }
+    any = true;
+    if (c == '\n') break;
+    if (cr) {
+      if (line.size() < max_length) line.push_back('\r');
+      ++length;
+    }
+    cr = c == '\r';
+    if (cr) continue;
+    if (line.size() < max_length) line.push_back(static_cast<char>(c));
+    ++length;
+  }
+  return any;
+}
+
 StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_view alphabet, WordFormat format,
-                              bool emit_state, const std::function<model::RunResult(std::string_view)>& classify) {
+                              bool emit_state, std::size_t max_length,
+                              const std::function<model::RunResult(std::string_view)>& classify) {
   StreamSummary summary;
   std::string line;
-  while (std::getline(in, line)) {
+  std::size_t length = 0;
+  while (read_line(in, line, max_length, length)) {
     ++summary.lines;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::optional<std::string> error = check_word(line, alphabet);
+    std::optional<std::string> error;
+    if (length > max_length) {
+      error = fmt::format("the word has {} symbols, more than --max-length {}", length, max_length);
+      line = line.substr(0, 32) + "...";
+    } else {
+      error = check_word(line, alphabet);
+    }
     std::optional<model::RunResult> result;
     if (!error) {
       try {
         result = classify(line);
       } catch (const std::invalid_argument& e) {
+        error = e.what();
+      } catch (const std::runtime_error& e) {
         error = e.what();
       }
     }

@@ -39,10 +39,18 @@ struct StreamSummary {
   std::size_t first_error_line = 0;
 };
 
+// Reads one line (without its '\n' and a '\r' before it) into `line`,
+// keeping at most `max_length` bytes; `length` receives the line's full
+// length. False at the end of the input with nothing read.
+bool read_line(std::istream& in, std::string& line, std::size_t max_length, std::size_t& length);
+
 // Classifies every line of `in` with `classify` and writes one record per
-// line to `out`. Per-line errors (bad symbols, or classify throwing
-// std::invalid_argument) become error records.
+// line to `out`. Per-line errors (bad symbols, a line longer than
+// max_length symbols, or classify throwing std::invalid_argument or
+// std::runtime_error) become error records; a too-long line is echoed as its
+// first 32 bytes and "...".
 StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_view alphabet, WordFormat format,
-                              bool emit_state, const std::function<model::RunResult(std::string_view)>& classify);
+                              bool emit_state, std::size_t max_length,
+                              const std::function<model::RunResult(std::string_view)>& classify);
 
 }  // namespace softhat::io

@@ -433,6 +433,10 @@ class Parser {
 
 Formula parse(std::string_view text, const ParseOptions& options) {
   if (options.alphabet) validate_alphabet(*options.alphabet);
+  if (text.size() > options.max_size) {
+    throw ParseError(options.max_size, fmt::format("the formula has {} bytes, more than the limit of {} bytes",
+                                                   text.size(), options.max_size));
+  }
   return Parser(text, options).parse_all();
 }
 

@@ -37,6 +37,9 @@ struct ParseOptions {
   // exercise syntax alone).
   std::optional<std::string> alphabet;
   std::size_t max_depth = 1000;
+  // Longest formula text, in bytes: a formula is typed by a person; a longer
+  // text is refused before any work (docs/errors.md).
+  std::size_t max_size = std::size_t{1} << 20;
 };
 
 Formula parse(std::string_view text, const ParseOptions& options);

@@ -533,9 +533,17 @@ struct Prepared {
   };
 
   RunResult run(const Transformer& t, std::string_view word, const RunOptions& opt) const {
-    thread_local Workspace ws;
     const ModelConfig& cfg = t.config;
     const std::int64_t n = static_cast<std::int64_t>(word.size());
+    if (opt.max_memory > 0) {
+      const std::size_t need = word_memory_bytes(t, word.size(), opt);
+      if (need > opt.max_memory) {
+        throw std::invalid_argument(fmt::format(
+            "a word of {} symbols needs about {:.1f} GiB in the engine, over the limit of {:.1f} GiB (raise --max-memory)",
+            word.size(), static_cast<double>(need) / (1 << 30), static_cast<double>(opt.max_memory) / (1 << 30)));
+      }
+    }
+    thread_local Workspace ws;
     const std::int64_t n_pos = n + 1;
     // Buffers of long words are given back when the word is done (or fails),
     // so memory stays proportional to the word being run.
@@ -636,6 +644,9 @@ struct Prepared {
         layer.fc2.add(H, X);
       }
       X.rowwise() += layer.b2;
+      if (!X.allFinite()) {
+        throw std::runtime_error(fmt::format("layer {}: the residual stream overflows (a value is infinite or NaN)", li));
+      }
     }
     result.y = static_cast<double>(X(n, cfg.readout.coordinate));
     result.accepted = result.y >= cfg.readout.threshold;
@@ -657,6 +668,27 @@ struct Prepared {
 };
 
 }  // namespace
+
+std::size_t word_memory_bytes(const Transformer& t, std::size_t n, const RunOptions& options) {
+  const ModelConfig& cfg = t.config;
+  // Per position: phi, the residual stream X and its layer delta, the widest
+  // FFN layer, one head's Q, K, V and output (double, plus float copies),
+  // the token id; plus what the options keep.
+  std::size_t ffn = 0, head = 0;
+  for (const LayerWeights& lw : t.layers) {
+    ffn = std::max<std::size_t>(ffn, static_cast<std::size_t>(lw.fc1.rows()));
+    for (const HeadWeights& hw : lw.heads) {
+      head = std::max<std::size_t>(head, static_cast<std::size_t>(2 * hw.q.rows() + 2 * hw.k.rows() + 4 * hw.v.rows()));
+    }
+  }
+  const std::size_t d = static_cast<std::size_t>(cfg.d_model);
+  std::size_t per_position = 8 * (static_cast<std::size_t>(cfg.position_width()) + 3 * d + ffn + head) + 4;
+  if (options.keep_all_states) per_position += 8 * d;
+  if (options.keep_layer_inputs) per_position += 8 * d * t.layers.size();
+  const std::size_t positions = n + 1;
+  if (positions > std::numeric_limits<std::size_t>::max() / per_position) return std::numeric_limits<std::size_t>::max();
+  return positions * per_position;
+}
 
 std::string read_transduction(const TransducerReadout& tr, const Matrix& X, double* min_margin) {
   const std::int64_t n_pos = X.rows();

@@ -40,7 +40,16 @@ struct RunOptions {
   bool keep_layer_inputs = false;  // return the residual stream at each layer's input (for attention maps)
   int query_block = 64;
   int key_block = 256;
+  // The most memory one word may take (residual streams, per-head queries,
+  // keys and values, FFN activations; estimated before anything is
+  // allocated). A longer word is refused with std::invalid_argument naming
+  // the estimate, not left to exhaust the machine. 0: no limit.
+  std::size_t max_memory = std::size_t{8} << 30;
 };
+
+// The bytes one word of length n takes in the engine (the estimate that
+// RunOptions::max_memory is checked against).
+std::size_t word_memory_bytes(const Transformer& model, std::size_t n, const RunOptions& options);
 
 inline constexpr double kNoGap = std::numeric_limits<double>::infinity();
 
@@ -90,8 +99,9 @@ class Engine {
   ~Engine();
   Engine(Engine&&) noexcept;
 
-  // Throws std::invalid_argument if the word has a symbol outside the alphabet,
-  // std::runtime_error if an attention row has no finite score.
+  // Throws std::invalid_argument if the word has a symbol outside the alphabet
+  // or would need more than options.max_memory; std::runtime_error if an
+  // attention row has no finite score or the residual stream overflows.
   RunResult run(std::string_view word, const RunOptions& options = {}) const;
   const Transformer& model() const { return model_; }
 
