@@ -87,7 +87,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
       "3 internal error.");
   Context ctx{in, out, err, {}, args};
   app.add_option("--catalog", ctx.catalogs, "add the *.toml languages of this folder")->check(CLI::ExistingDirectory);
-  app.add_option("--max-length", ctx.max_length, "longest word read from a stream, in symbols (default 10000000)")
+  app.add_option("--max-length", ctx.max_length, "longest word read from a stream, in symbols (default 100000000)")
       ->check(CLI::PositiveNumber);
   app.add_option("--max-memory", ctx.max_memory, "engine memory one word may take, e.g. 8GiB, 512MB (default 8GiB)")
       ->transform(CLI::AsSizeValue(false));

@@ -24,7 +24,7 @@ struct Context {
   std::vector<std::string> catalogs;  // --catalog DIR, repeatable
   std::vector<std::string> args;      // the command line (for manifests)
   // Resource limits (global options, docs/errors.md).
-  std::size_t max_length = 10'000'000;          // --max-length: longest word read from a stream
+  std::size_t max_length = 100'000'000;         // --max-length: longest word read from a stream
   std::size_t max_memory = std::size_t{8} << 30;  // --max-memory: engine memory for one word
   lang::Catalog load_catalog() const;
 };
