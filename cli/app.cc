@@ -3,15 +3,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <thread>
 
 #include <iostream>
 
 #include "cli/command.h"
+#include "automata/dfa.h"
 #include "compile/acceptor.h"
 #include "io/model_file.h"
 #include "logic/parse.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 #include "util/version.h"
 
 namespace softhat::cli {
@@ -91,6 +95,11 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
       ->check(CLI::PositiveNumber);
   app.add_option("--max-memory", ctx.max_memory, "engine memory one word may take, e.g. 8GiB, 512MB (default 8GiB)")
       ->transform(CLI::AsSizeValue(false));
+  automata::set_default_max_states(automata::kDefaultMaxStates);  // each run starts from the default (tests run many)
+  std::size_t max_states = automata::kDefaultMaxStates;
+  app.add_option("--max-states", max_states, "largest DFA built, in states (default 1000000)")
+      ->check(CLI::PositiveNumber)
+      ->each([](const std::string& v) { automata::set_default_max_states(std::stoull(v)); });
   // Global options may also follow the subcommand.
   app.fallthrough();
   Runner runner;
@@ -129,7 +138,18 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   try {
     const int status = runner(ctx);
     out.flush();
+    if (!out) {
+      // stdout is full (ENOSPC) or closed: say so instead of exiting 0 with output lost.
+      const int error = errno;
+      err << "softhat: cannot write the output"
+          << (error ? fmt::format(": {}", std::strerror(error)) : std::string()) << "\n";
+      return kExitInput;
+    }
     return status;
+  } catch (const Interrupted&) {
+    out.flush();
+    err << "softhat: interrupted; no output file was written\n";
+    return kExitInterrupted;
   } catch (const logic::ParseError& e) {
     err << "softhat: " << e.what() << "\n";
     return kExitInput;

@@ -56,11 +56,11 @@ void setup_generate(CLI::App& app, Runner& runner) {
       ->check(CLI::Range(1, 256));
   sub->add_option("--format", args->format, "tsv (word, TRUE/FALSE) or jsonl")->check(CLI::IsMember({"tsv", "jsonl"}));
   sub->add_option("--out", args->out, "write DIR/<split>.<format> and DIR/manifest.json instead of stdout");
-  sub->add_option("--max-states", args->options.max_states, "DFA state limit (default 1,000,000)");
   sub->add_option("--shard", args->shard, "K/N: generate only this shard's lengths, to the JSON file --out "
                                           "(combine with `softhat merge`)");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
+      args->options.max_states = automata::default_max_states();
       if (args->selection.all || args->selection.names.size() > 1) throw InputError("generate takes one language");
       const std::vector<lang::Language> langs = lang::select_languages(ctx.load_catalog(), args->selection);
       const lang::Language& language = langs[0];

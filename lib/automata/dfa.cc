@@ -1,5 +1,7 @@
 #include "automata/dfa.h"
 
+#include <atomic>
+
 #include <fmt/format.h>
 
 #include <map>
@@ -11,6 +13,14 @@
 #include "logic/eval.h"
 
 namespace softhat::automata {
+
+namespace {
+std::atomic<std::size_t> g_max_states{kDefaultMaxStates};
+}  // namespace
+
+std::size_t default_max_states() { return g_max_states.load(std::memory_order_relaxed); }
+void set_default_max_states(std::size_t limit) { g_max_states.store(limit, std::memory_order_relaxed); }
+
 
 bool Dfa::accepts(std::string_view word) const {
   std::int32_t q = start;

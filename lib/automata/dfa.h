@@ -26,6 +26,10 @@
 namespace softhat::automata {
 
 inline constexpr std::size_t kDefaultMaxStates = 1'000'000;
+// The state limit used where a caller gives none: kDefaultMaxStates unless
+// the command line's global --max-states set another (once, at start).
+std::size_t default_max_states();
+void set_default_max_states(std::size_t limit);
 
 // The DFA would exceed the state limit (exit status 2, with the flag to raise).
 class LimitError : public InputError {
@@ -52,7 +56,7 @@ struct Dfa {
 // Throws LimitError past max_states (intermediate DFA), InputError for
 // counting formulas (no finite automaton in general).
 Dfa dfa_from_formula(logic::Formula formula, const std::string& alphabet,
-                     std::size_t max_states = kDefaultMaxStates);
+                     std::size_t max_states = default_max_states());
 
 // The minimal complete DFA of the same language (unreachable states removed).
 Dfa minimize(const Dfa& dfa);
@@ -67,6 +71,6 @@ namespace softhat::automata {
 // non-negative integers, symbols single characters of the alphabet. A
 // nondeterministic automaton is determinized; missing arcs go to a dead
 // state. Throws InputError naming the line.
-Dfa dfa_from_att(const std::string& text, const std::string& alphabet, std::size_t max_states = kDefaultMaxStates);
+Dfa dfa_from_att(const std::string& text, const std::string& alphabet, std::size_t max_states = default_max_states());
 
 }  // namespace softhat::automata

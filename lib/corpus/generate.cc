@@ -16,6 +16,7 @@
 #include "logic/eval.h"
 #include "task/khop.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 #include "verify/words.h"
 
 namespace softhat::corpus {
@@ -362,7 +363,7 @@ std::vector<LengthUnit> generate_units(const lang::Language& language, const Gen
   std::mutex failure_mu;
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&] {
-      for (std::size_t u; (u = next.fetch_add(1)) < units.size();) {
+      for (std::size_t u; !interrupted() && (u = next.fetch_add(1)) < units.size();) {
         try {
           work(u);
         } catch (...) {
@@ -374,6 +375,7 @@ std::vector<LengthUnit> generate_units(const lang::Language& language, const Gen
   }
   for (std::thread& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
+  throw_if_interrupted();
   return units;
 }
 

@@ -40,7 +40,7 @@ struct GenerateOptions {
   std::uint64_t seed = kDefaultSeed;
   int threads = 1;
   bool shuffle = true;
-  std::size_t max_states = automata::kDefaultMaxStates;
+  std::size_t max_states = automata::kDefaultMaxStates;  // the CLI sets the global --max-states
 };
 
 struct Example {

@@ -2,13 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "io/file_util.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 #include "util/version.h"
 
 namespace softhat::corpus {
@@ -79,18 +84,46 @@ std::string manifest_json(const Corpus& corpus, const ManifestInfo& info) {
 }
 
 void write_corpus_dir(const Corpus& corpus, const std::string& dir, const ManifestInfo& info) {
+  // Whole or not at all: every file is written into a fresh sibling folder
+  // first (where a full disk or an interruption can only lose that folder),
+  // then moved into place by renames on the same file system.
+  namespace fs = std::filesystem;
+  const fs::path target = fs::path(dir).lexically_normal();
+  const fs::path name = target.filename().empty() ? target.parent_path().filename() : target.filename();
+  fs::path parent = (target.filename().empty() ? target.parent_path() : target).parent_path();
+  if (parent.empty()) parent = ".";
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw InputError(fmt::format("cannot create {}: {}", dir, ec.message()));
+  fs::create_directories(parent, ec);
+  if (ec) throw InputError(fmt::format("cannot create {}: {}", parent.string(), ec.message()));
+  if (fs::exists(target, ec) && !fs::is_directory(target, ec)) {
+    throw InputError(fmt::format("cannot write {}: it exists and is not a folder", dir));
+  }
+  std::string tmpl = (parent / ("." + name.string() + ".tmp.XXXXXX")).string();
+  if (!::mkdtemp(tmpl.data())) throw InputError(fmt::format("cannot write {}: {}", dir, std::strerror(errno)));
+  const fs::path staging(tmpl);
+  std::vector<std::pair<std::string, std::string>> files;  // name, contents
   const GenerateOptions& o = *info.options;
   for (std::size_t s = 0; s < o.splits.size(); ++s) {
-    const std::string file = (std::filesystem::path(dir) / (o.splits[s].name + (info.format == io::WordFormat::kTsv
-                                                                                    ? ".tsv"
-                                                                                    : ".jsonl")))
-                                 .string();
-    io::write_file_atomically(file, format_split(corpus.splits[s], o.splits[s].name, info.format));
+    files.emplace_back(o.splits[s].name + (info.format == io::WordFormat::kTsv ? ".tsv" : ".jsonl"),
+                       format_split(corpus.splits[s], o.splits[s].name, info.format));
   }
-  io::write_file_atomically((std::filesystem::path(dir) / "manifest.json").string(), manifest_json(corpus, info));
+  files.emplace_back("manifest.json", manifest_json(corpus, info));
+  try {
+    for (const auto& [file, contents] : files) io::write_file_atomically((staging / file).string(), contents);
+    throw_if_interrupted();
+    if (!fs::exists(target, ec)) {
+      fs::rename(staging, target);  // the whole folder at once
+      return;
+    }
+    for (const auto& entry : files) fs::rename(staging / entry.first, target / entry.first);
+    fs::remove(staging);
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(staging, ec);
+    throw InputError(fmt::format("cannot write {}: {}", dir, e.code().message()));
+  } catch (...) {
+    fs::remove_all(staging, ec);
+    throw;
+  }
 }
 
 namespace {

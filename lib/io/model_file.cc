@@ -249,6 +249,13 @@ model::Transformer model_from_safetensors(std::string_view bytes, const std::str
   } catch (const InputError& e) {
     fail(e.what());
   }
+  // A configuration must describe the tensors the file holds: refuse one whose
+  // weights could not fit in it before allocating them.
+  const std::uint64_t parameters = model::Transformer::parameter_count(config);
+  if (parameters > buffer_len / 4) {
+    fail(fmt::format("the configuration describes {} weights, more than the {} bytes of data can hold", parameters,
+                     buffer_len));
+  }
   model::Transformer model = model::Transformer::zeros(config);
   std::size_t used = 0;
   model::for_each_tensor(model, [&](const model::TensorView<double>& t) {
@@ -280,7 +287,8 @@ model::Transformer model_from_safetensors(std::string_view bytes, const std::str
     ++used;
   });
   if (used != stored.size()) {
-    for (const auto& [key, s] : stored) {
+    for (const auto& entry : stored) {
+      const std::string& key = entry.first;
       bool known = false;
       model::for_each_tensor(model, [&](const model::TensorView<double>& t) { known = known || t.name == key; });
       if (!known) fail(fmt::format("unexpected tensor '{}'", key));

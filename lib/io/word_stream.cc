@@ -8,6 +8,7 @@
 
 #include "logic/parse.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 
 namespace softhat::io {
 
@@ -67,6 +68,7 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_v
   std::string line;
   std::size_t length = 0;
   while (read_line(in, line, max_length, length)) {
+    throw_if_interrupted();
     ++summary.lines;
     std::optional<std::string> error;
     if (length > max_length) {

@@ -74,6 +74,6 @@ Language build_language(LanguageSpec spec);
 // (no counting terms), else from its automaton; nullopt if it has neither.
 // Throws automata::LimitError past max_states.
 std::optional<automata::Dfa> regular_dfa(const Language& language,
-                                         std::size_t max_states = automata::kDefaultMaxStates);
+                                         std::size_t max_states = automata::default_max_states());
 
 }  // namespace softhat::lang

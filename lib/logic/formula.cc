@@ -202,8 +202,9 @@ Term normalize(Term t) {
   out.constant = t.constant;
   for (const auto& [c, f] : t.counts) {
     if (is_false(f)) continue;  // #false == 0
+    const Formula g = f;  // (clang 14 lambdas cannot capture structured bindings)
     auto it = std::find_if(out.counts.begin(), out.counts.end(),
-                           [&](const auto& p) { return p.second == f; });
+                           [&](const auto& p) { return p.second == g; });
     if (it == out.counts.end()) {
       out.counts.emplace_back(c, f);
     } else {

@@ -1,6 +1,25 @@
 #include "model/transformer.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace softhat::model {
+
+std::uint64_t Transformer::parameter_count(const ModelConfig& config) {
+  // In 128 bits, so that absurd dimensions (a corrupt file's) cannot wrap.
+  using U = unsigned __int128;
+  const U d = static_cast<U>(std::max(0, config.d_model));
+  U count = static_cast<U>(std::max(0, config.vocabulary())) * d + d * static_cast<U>(std::max(0, config.position_width()));
+  for (const LayerConfig& lc : config.layers) {
+    for (const HeadConfig& hc : lc.heads) {
+      count += (2 * static_cast<U>(std::max(0, hc.d_head)) + 2 * static_cast<U>(std::max(0, hc.d_value))) * d;
+    }
+    const U f = static_cast<U>(std::max(0, lc.ffn_hidden));
+    count += 2 * f * d + f + d;
+  }
+  const U cap = std::numeric_limits<std::uint64_t>::max();
+  return static_cast<std::uint64_t>(count > cap ? cap : count);
+}
 
 Transformer Transformer::zeros(const ModelConfig& config) {
   config.validate();

@@ -50,6 +50,8 @@ struct Transformer {
 
   // All weights zero, shaped by the configuration (validated first).
   static Transformer zeros(const ModelConfig& config);
+  // How many weights a configuration has (saturating; nothing allocated).
+  static std::uint64_t parameter_count(const ModelConfig& config);
   // Token id of a symbol: 1..|alphabet|, or -1 if it is not in the alphabet.
   int token(char symbol) const;
 };

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "verify/words.h"
+#include "util/interrupt.h"
 
 namespace softhat::simulate {
 
@@ -139,6 +140,7 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
   const model::Engine engine(model);
   const std::vector<model::LayerNorms> norms = model::weight_norms(model);
   for (std::size_t n : options.lengths) {
+    throw_if_interrupted();
     const WordSet set = source(n);
     LengthReport r;
     r.n = n;
@@ -155,6 +157,7 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
     if (oracle) r.ahat_oracle = r.softmax_oracle = 0;
     std::vector<std::string> truth;
     for (const std::string& w : set.words) {
+      throw_if_interrupted();
       model::ExactRun run = ahat.run(w);
       if (r.heads.empty()) {
         r.heads = run.heads;

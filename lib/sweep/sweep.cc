@@ -15,6 +15,7 @@
 #include "verify/check.h"
 #include "verify/sample_words.h"
 #include "verify/words.h"
+#include "util/interrupt.h"
 
 namespace softhat::sweep {
 
@@ -42,6 +43,7 @@ SweepReport sweep(const model::Transformer& model, const WordSource& source, con
   SweepReport report;
   const model::Engine engine(model);
   for (std::size_t n : options.lengths) {
+    throw_if_interrupted();
     const std::vector<std::string> words = source(n);
     std::vector<std::string> expected;
     for (const std::string& w : words) expected.push_back(oracle(w));

@@ -15,6 +15,7 @@
 #include "model/prefix_runner.h"
 #include "task/khop.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 #include "util/random.h"
 #include "verify/sample_words.h"
 #include "verify/words.h"
@@ -166,7 +167,8 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
                               model::PrefixRunner::applies(engine.model());
   for (std::size_t ri = 0; ri < rows.size(); ++ri) {
     const RowWords& rw = rows[ri];
-    const auto [lo, hi] = shard_range(rw.count, options.shard);
+    const std::pair<std::uint64_t, std::uint64_t> range = shard_range(rw.count, options.shard);
+    const std::uint64_t lo = range.first, hi = range.second;
     const int threads = static_cast<int>(std::clamp<std::uint64_t>(hi - lo, 1, std::max(1, options.threads)));
     std::vector<Partial> parts(static_cast<std::size_t>(threads));
     auto work = [&](int t) {
@@ -175,7 +177,7 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
       // Every word of the exhaustive row through a prefix-sharing runner when
       // the model is causal: consecutive words share all but a few positions.
       std::optional<model::PrefixRunner> runner;
-      for (std::uint64_t i = a; i < b; ++i) {
+      for (std::uint64_t i = a; i < b && !interrupted(); ++i) {
         const std::string word = rw.at(i);
         if (ri == 0 && prefix_sharing) {
           if (!runner || runner->length() != word.size()) runner.emplace(engine.model(), word.size(), options.beta);
@@ -188,10 +190,25 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
     if (threads == 1) {
       work(0);
     } else {
+      // A worker's exception (an engine error on one word) is rethrown here,
+      // never left to terminate the process.
+      std::vector<std::exception_ptr> failures(static_cast<std::size_t>(threads));
       std::vector<std::thread> pool;
-      for (int t = 0; t < threads; ++t) pool.emplace_back(work, t);
+      for (int t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+          try {
+            work(t);
+          } catch (...) {
+            failures[static_cast<std::size_t>(t)] = std::current_exception();
+          }
+        });
+      }
       for (std::thread& th : pool) th.join();
+      for (const std::exception_ptr& f : failures) {
+        if (f) std::rethrow_exception(f);
+      }
     }
+    throw_if_interrupted();
     Partial total;
     total.row.label = rw.label;
     for (const Partial& p : parts) total.merge(p);
