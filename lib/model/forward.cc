@@ -538,9 +538,13 @@ struct Prepared {
     if (opt.max_memory > 0) {
       const std::size_t need = word_memory_bytes(t, word.size(), opt);
       if (need > opt.max_memory) {
-        throw std::invalid_argument(fmt::format(
-            "a word of {} symbols needs about {:.1f} GiB in the engine, over the limit of {:.1f} GiB (raise --max-memory)",
-            word.size(), static_cast<double>(need) / (1 << 30), static_cast<double>(opt.max_memory) / (1 << 30)));
+        auto bytes = [](std::size_t b) {
+          return b >= (std::size_t{1} << 30) ? fmt::format("{:.1f} GiB", static_cast<double>(b) / (1 << 30))
+                                             : fmt::format("{:.1f} MiB", static_cast<double>(b) / (1 << 20));
+        };
+        throw std::invalid_argument(
+            fmt::format("a word of {} symbols needs about {} in the engine, over the limit of {} (raise --max-memory)",
+                        word.size(), bytes(need), bytes(opt.max_memory)));
       }
     }
     thread_local Workspace ws;

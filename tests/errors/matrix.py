@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""The bad-input matrix (issue 10; docs/errors.md lists every case).
+
+Runs the softhat binary on malformed, pathological and hostile input and
+checks, per case: the exit status, a clear message naming what and where,
+that no partial output file is left, and for streams that every good line
+is still processed in order. Then checks that docs/errors.md lists exactly
+these cases with the messages observed (so the page stays true).
+
+  matrix.py SOFTHAT DOCS_ERRORS_MD [--update]
+"""
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+SOFTHAT, DOCS = sys.argv[1], sys.argv[2]
+UPDATE = "--update" in sys.argv
+TMP = tempfile.mkdtemp(prefix="softhat-matrix-")
+results = []  # (id, area, case, command, status, message)
+failures = []
+
+
+def run(args, stdin=b"", timeout=600):
+    p = subprocess.run([SOFTHAT] + args, input=stdin, capture_output=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def shown(args):
+    out = []
+    for a in args:
+        a = a.replace(TMP, "$TMP")
+        if len(a) > 40:
+            a = a[:24] + f"...({len(a)} bytes)"
+        out.append(a if re.fullmatch(r"[\w./$=:,+*-]+", a) else "'" + a + "'")
+    return "softhat " + " ".join(out)
+
+
+def case(cid, area, title, args, status, message, stdin=b"", out_lines=None, no_files=(), command=None, record=None):
+    """Run one case. `message`: a regex the stderr (or the error record) must match."""
+    code, out, err = run(args, stdin)
+    text = err if record is None else record(out)
+    ok = True
+    why = []
+    if code != status:
+        ok = False
+        why.append(f"exit {code}, expected {status}")
+    if not re.search(message, text):
+        ok = False
+        why.append(f"message {text!r} does not match {message!r}")
+    if out_lines is not None:
+        got = out.decode("utf-8", "replace").splitlines()
+        if got != out_lines:
+            ok = False
+            why.append(f"stdout lines {[l[:80] for l in got]} != {[l[:80] for l in out_lines]}")
+    for f in no_files:
+        if os.path.exists(f):
+            ok = False
+            why.append(f"{f} exists (partial output)")
+    leftovers = [n for n in os.listdir(TMP) if ".tmp." in n]
+    if leftovers:
+        ok = False
+        why.append(f"temporary files left: {leftovers}")
+    first = text.strip().splitlines()[0] if text.strip() else "(none)"
+    results.append((cid, area, title, command or shown(args), code, first.replace(TMP, "$TMP")))
+    if not ok:
+        failures.append((cid, title, why))
+    print(("ok   " if ok else "FAIL ") + f"{cid:>2} {title}" + ("" if ok else f": {'; '.join(why)}"), flush=True)
+
+
+def path(name):
+    return os.path.join(TMP, name)
+
+
+def write(name, data):
+    with open(path(name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+    return path(name)
+
+
+def catalog(name, text):
+    d = path(name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "lang.toml"), "w") as f:
+        f.write(text)
+    return d
+
+
+def tsv_error(out):
+    for line in out.decode("utf-8", "replace").splitlines():
+        if "\tERROR\t" in line:
+            return line.split("\tERROR\t", 1)[1]
+    return ""
+
+
+# ---------------------------------------------------------------- formulas
+A = ["analyze", "--alphabet", "ab", "--formula"]
+case(1, "formula", "unbalanced parenthesis", A + ["(a & b"], 2, r"expected '\)' at 6 to close the '\(' at 0")
+case(2, "formula", "10^5 nested Y (nesting limit)", A + ["Y" * 100000 + "a"], 2, r"nests deeper than 1000 levels at 1000",
+     command="softhat analyze --alphabet ab --formula 'YYYY…Ya' (100,000 Y)")
+deep = catalog("deep", 'name = "deep"\nalphabet = "ab"\nclass = "star-free"\ndescription = "x"\nreference = "x"\n'
+               'formula = "' + "(" * 100000 + "a" + ")" * 100000 + '"\n')
+case(3, "formula", "10^5 nested parentheses in a catalogue file", ["--catalog", deep, "analyze", "deep"], 2,
+     r"lang\.toml.*nests deeper than 1000 levels")
+big = catalog("big", 'name = "big"\nalphabet = "ab"\nclass = "star-free"\ndescription = "x"\nreference = "x"\n'
+              'formula = "' + "a|" * (5 * 1024 * 1024) + 'a"\n')
+case(4, "formula", "a 10 MB formula (size limit)", ["--catalog", big, "analyze", "big"], 2,
+     r"the formula has 10485761 bytes, more than the limit of 1048576 bytes")
+case(5, "formula", "symbol outside the alphabet", A + ["a & z"], 2, r"symbol 'z' at 4 is not in the alphabet \{a,b\}")
+case(6, "formula", "digit as a letter not in the alphabet", ["analyze", "--alphabet", "01", "--formula", "#1 > 1 & 2"], 2,
+     r"symbol '2' at 9 is not in the alphabet \{0,1\}")
+case(7, "formula", "integer too large for a count", A + ["#a > 99999999999"], 2, r"integer 99999999999 at 5 is too large")
+case(8, "formula", "empty formula", A + [""], 2, r"empty formula, expected a formula")
+case(9, "formula", "a multi-letter word", A + ["ab"], 2, r"ab at 0: did you mean a & b\?")
+case(10, "formula", "operator without operand", A + ["a S"], 2, r"unexpected end of input at 3, expected a formula")
+case(11, "formula", "alphabet with a repeated symbol", ["analyze", "--alphabet", "aab", "--formula", "a"], 2,
+     r"alphabet repeats 'a' at 1")
+case(12, "formula", "DFA over the state limit", ["--max-states", "100", "generate", "--alphabet", "ab", "--formula",
+                                                  "Y Y Y Y Y Y Y Y Y Y a", "--lengths", "1-2"], 2,
+     r"the DFA exceeds 100 states; raise --max-states")
+# ---------------------------------------------------------------- regexes
+case(13, "regex", "invalid RE2 regex", ["verify", "--formula", "O a", "--alphabet", "ab", "--regex", "[ab"], 2,
+     r"regex.*missing \]")
+# ---------------------------------------------------------------- catalogue
+HEAD = 'name = "x"\nclass = "star-free"\ndescription = "x"\nreference = "x"\n'
+case(14, "catalogue", "missing field (alphabet)", ["--catalog", catalog("c1", HEAD + 'formula = "a"\n'), "list"], 2,
+     r"lang\.toml.*alphabet")
+case(15, "catalogue", "wrong-typed field (alphabet = 3)",
+     ["--catalog", catalog("c2", HEAD + 'alphabet = 3\nformula = "a"\n'), "list"], 2, r"lang\.toml.*alphabet.*string")
+case(16, "catalogue", "unknown key (a typo)",
+     ["--catalog", catalog("c3", HEAD + 'alphabet = "ab"\nfromula = "a"\n'), "list"], 2, r"lang\.toml.*fromula")
+case(17, "catalogue", "TOML syntax error",
+     ["--catalog", catalog("c4", HEAD + 'alphabet = "ab\nformula = "a"\n'), "list"], 2, r"lang\.toml:5:\d+: Error while parsing string")
+case(18, "catalogue", "missing catalogue folder", ["--catalog", path("nowhere"), "list"], 2, r"Directory does not exist")
+case(19, "catalogue", "unknown language", ["verify", "no-such-language"], 2, r"no-such-language")
+# ---------------------------------------------------------------- flags
+case(20, "flags", "reversed length range", ["generate", "contains-ab", "--lengths", "5-3"], 2, r"5-3")
+case(21, "flags", "malformed beta expression", ["classify", "contains-ab", "--beta", "3*(n+"], 2, r"beta")
+case(22, "flags", "shard out of range", ["verify", "contains-ab", "--shard", "5/4"], 2, r"shard")
+# ---------------------------------------------------------------- word streams
+C = ["classify", "contains-ab"]
+case(23, "words", "symbol outside the alphabet (stream goes on)", C, 2, r"symbol 'c' at 3 is not in the alphabet \{a,b\}",
+     stdin=b"ab\nabc\nba\n", out_lines=["ab\tTRUE", "abc\tERROR\tsymbol 'c' at 3 is not in the alphabet {a,b}", "ba\tFALSE"],
+     record=tsv_error)
+case(24, "words", "NUL byte in a word", C, 2, r"symbol byte 0x00 at 2", stdin=b"ab\na\x00b\nab\n", record=tsv_error)
+case(25, "words", "invalid UTF-8 (jsonl stays valid JSON)", C + ["--format", "jsonl"], 2, r"byte 0xff at 1",
+     stdin=b"\xff\xfe\nab\n", record=lambda out: out.decode("utf-8").splitlines()[0])
+case(26, "words", "CRLF line ends (accepted, \\r dropped)", C, 0, r"^$", stdin=b"ab\r\nba\r\n",
+     out_lines=["ab\tTRUE", "ba\tFALSE"])
+case(27, "words", "a 100 MB line (length limit; later lines processed)", C, 2,
+     r"the word has 104857600 symbols, more than --max-length 100000000",
+     stdin=b"ab\n" + b"a" * (100 * 1024 * 1024) + b"\nba\n", record=tsv_error,
+     command="softhat classify contains-ab < (ab, 100 MB of a, ba)")
+case(28, "words", "empty input", C, 0, r"^$", stdin=b"", out_lines=[])
+case(29, "words", "a word over the memory limit", ["--max-memory", "1MB"] + C, 2,
+     r"a word of 100000 symbols needs about [\d.]+ MiB in the engine, over the limit of 1\.0 MiB \(raise --max-memory\)",
+     stdin=b"a" * 100000 + b"\nab\n", record=tsv_error)
+# ---------------------------------------------------------------- model files
+model = path("m.safetensors")
+assert run(["compile", "contains-ab", "-o", model])[0] == 0
+good = open(model, "rb").read()
+hlen = struct.unpack("<Q", good[:8])[0]
+header = good[8:8 + hlen].decode()
+case(30, "model", "missing model file", ["run", "--model", path("none.safetensors")], 2,
+     r"cannot read .*none\.safetensors: No such file or directory")
+case(31, "model", "not a model file (text)", ["run", "--model", write("text.safetensors", "this is not a model file\n")], 2,
+     r"header length .* exceeds the limit")
+# Truncated at every 1 KiB boundary (and 8 bytes short of whole): each refused, none crashes.
+cuts = list(range(0, len(good), 1024)) + [len(good) - 8]
+bad_cut = []
+for k in cuts:
+    code, _, err = run(["run", "--model", write("cut.safetensors", good[:k])], b"ab\n")
+    if code != 2 or "softhat:" not in err or "internal" in err:
+        bad_cut.append((k, code, err))
+case(32, "model", f"truncated at every 1 KiB boundary ({len(cuts)} cuts)", ["run", "--model",
+     write("cut.safetensors", good[:len(good) - 8])], 2, r"truncated or padded",
+     command=f"softhat run --model (the file cut at 0, 1024, ... {len(good) - 8} bytes)")
+if bad_cut:
+    failures.append((32, "truncation", [f"cut at {k}: exit {c}: {e.strip()}" for k, c, e in bad_cut[:5]]))
+case(33, "model", "header length near 2^64",
+     ["run", "--model", write("huge.safetensors", struct.pack("<Q", 2**64 - 9) + good[8:])], 2,
+     r"header length 18446744073709551607 exceeds the limit")
+off = re.sub(r'"data_offsets":\[(\d+),(\d+)\]', lambda m: f'"data_offsets":[{m.group(1)},{int(m.group(2)) + 10**9}]', header, count=1)
+case(34, "model", "data offsets out of range",
+     ["run", "--model", write("off.safetensors", struct.pack("<Q", len(off)) + off.encode() + good[8 + hlen:])], 2,
+     r"data_offsets \[\d+, \d+\] do not hold")
+
+
+def poke(name, value):
+    """The model with one weight replaced (the first element of tensor `name`)."""
+    import json
+    h = json.loads(header)
+    begin = h[name]["data_offsets"][0]
+    data = bytearray(good)
+    struct.pack_into("<d", data, 8 + hlen + begin, value)
+    return bytes(data)
+
+
+case(35, "model", "NaN weight", ["run", "--model", write("nan.safetensors", poke("embed.weight", float("nan")))], 2,
+     r"tensor 'embed.weight' holds NaN at element 0")
+case(36, "model", "infinite weight", ["run", "--model", write("inf.safetensors", poke("embed.weight", float("inf")))], 2,
+     r"tensor 'embed.weight' holds an infinity at element 0")
+big_cfg = header.replace('\\"ffn_hidden\\":2,', '\\"ffn_hidden\\":2000000000,', 1)
+case(37, "model", "configuration larger than the data",
+     ["run", "--model", write("cfg.safetensors", struct.pack("<Q", len(big_cfg)) + big_cfg.encode() + good[8 + hlen:])], 2,
+     r"model configuration: layer 0: ffn_hidden 2000000000 is out of range")
+# ---------------------------------------------------------------- output files
+plain = write("plain-file", "x")
+case(38, "output", "output folder under a regular file", ["generate", "contains-ab", "--lengths", "1-3", "--out",
+     os.path.join(plain, "corpus")], 2, r"cannot (create|write) .*plain-file.*Not a directory",
+     no_files=[os.path.join(plain, "corpus")])
+case(39, "output", "-o into a missing folder", ["compile", "contains-ab", "-o", path("no/such/dir/m.safetensors")], 2,
+     r"cannot write .*m\.safetensors: No such file or directory", no_files=[path("no")])
+existing = write("existing.safetensors", "old contents")
+case(40, "output", "existing output file is replaced whole", ["compile", "contains-ab", "-o", existing], 0,
+     r"wrote .*existing\.safetensors")
+with open(existing, "rb") as f:
+    if f.read() != good:
+        failures.append((40, "existing file", ["not replaced by the model"]))
+case(41, "output", "--out names an existing regular file", ["generate", "contains-ab", "--lengths", "1-3", "--out", plain], 2,
+     r"exists and is not a folder")
+# Full disk: a small tmpfs (needs root); /dev/full for stdout.
+tfs = path("tfs")
+os.makedirs(tfs)
+mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", tfs], capture_output=True).returncode == 0
+if mounted:
+    def fill():
+        """Leaves the tmpfs with less than a page free."""
+        subprocess.run(f"dd if=/dev/zero of='{tfs}/filler' bs=4k 2>/dev/null", shell=True)
+    try:
+        fill()
+        case(42, "output", "full disk (64 KiB tmpfs): corpus folder", ["generate", "contains-ab", "--lengths", "6-10",
+             "--per-length", "20", "--out", os.path.join(tfs, "corpus")], 2,
+             r"cannot write .*No space left on device", no_files=[os.path.join(tfs, "corpus")])
+        leftovers = [n for n in os.listdir(tfs) if n != "filler"]
+        if leftovers:
+            failures.append((42, "full disk", [f"left on the disk: {leftovers}"]))
+        case(43, "output", "full disk (64 KiB tmpfs): --json report", ["verify", "contains-ab", "--max-len", "12",
+             "--json", os.path.join(tfs, "r.json")], 2, r"cannot write .*r\.json.*No space left on device",
+             no_files=[os.path.join(tfs, "r.json")])
+    finally:
+        subprocess.run(["umount", tfs])
+else:
+    print("skip 42, 43: cannot mount a tmpfs here (needs root); the full-disk cases did not run", flush=True)
+    results.append((42, "output", "full disk (64 KiB tmpfs): corpus folder", "(skipped: no tmpfs)", 2,
+                    "softhat: cannot write $TMP/tfs/corpus: ... No space left on device"))
+code = subprocess.run(f"'{SOFTHAT}' generate contains-ab --lengths 1-8 > /dev/full", shell=True,
+                      capture_output=True).returncode
+err = subprocess.run(f"'{SOFTHAT}' generate contains-ab --lengths 1-8 > /dev/full", shell=True,
+                     capture_output=True).stderr.decode()
+results.append((44, "output", "stdout on a full device", "softhat generate contains-ab --lengths 4-8 --per-length 2 > /dev/full", code,
+                err.strip().splitlines()[0] if err.strip() else "(none)"))
+ok = code == 2 and "No space left on device" in err
+print(("ok   " if ok else "FAIL ") + "44 stdout on a full device", flush=True)
+if not ok:
+    failures.append((44, "stdout full", [f"exit {code}: {err!r}"]))
+
+
+# ---------------------------------------------------------------- signals
+def interrupt(cid, title, args, no_files, command):
+    p = subprocess.Popen([SOFTHAT] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    err = err.decode()
+    ok = p.returncode == 130 and "interrupted; no output file was written" in err
+    left = [f for f in no_files if os.path.exists(f)] + [n for n in os.listdir(TMP) if ".tmp." in n]
+    ok = ok and not left
+    results.append((cid, "signals", title, command, p.returncode, err.strip().splitlines()[0] if err.strip() else "(none)"))
+    print(("ok   " if ok else "FAIL ") + f"{cid} {title}", flush=True)
+    if not ok:
+        failures.append((cid, title, [f"exit {p.returncode}: {err!r}; left {left}"]))
+
+
+interrupt(45, "SIGINT during generate --out", ["generate", "majority", "--lengths", "1-400", "--per-length", "400",
+          "--out", path("sig-corpus")], [path("sig-corpus")], "softhat generate majority --lengths 1-400 ... --out DIR, then SIGINT")
+interrupt(46, "SIGINT during verify --json", ["verify", "contains-ab", "--max-len", "24", "--json", path("sig.json")],
+          [path("sig.json")], "softhat verify contains-ab --max-len 24 --json FILE, then SIGINT")
+
+# ---------------------------------------------------------------- report
+subprocess.run(["rm", "-rf", TMP])
+print(f"{len(results)} cases, {len(failures)} failed")
+for cid, title, why in failures:
+    print(f"  {cid} {title}: {why}")
+
+table = ["| # | area | case | command | exit | message |", "|---|---|---|---|---|---|"]
+for cid, area, title, command, code, message in sorted(results):
+    esc = lambda s: s.replace("|", "\\|").replace("\t", "⇥")
+    table.append(f"| {cid} | {area} | {esc(title)} | `{esc(command)}` | {code} | {esc(message)} |")
+generated = "\n".join(table) + "\n"
+begin, end = "<!-- matrix:begin (tests/errors/matrix.py --update writes this table) -->\n", "<!-- matrix:end -->"
+doc = open(DOCS).read()
+if begin not in doc or end not in doc:
+    sys.exit(f"{DOCS} lacks the matrix markers")
+current = doc[doc.index(begin) + len(begin):doc.index(end)]
+if current != generated:
+    if UPDATE:
+        open(DOCS, "w").write(doc[:doc.index(begin) + len(begin)] + generated + doc[doc.index(end):])
+        print(f"updated {DOCS}")
+    else:
+        failures.append((0, "docs/errors.md", ["the table differs from the observed messages; run matrix.py --update"]))
+        import difflib
+        sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), generated.splitlines(True), "docs", "observed"))
+sys.exit(1 if failures else 0)
