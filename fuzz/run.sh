@@ -19,8 +19,10 @@ if ! command -v clang++-14 >/dev/null || ! dpkg -s libclang-rt-14-dev >/dev/null
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends clang-14 libclang-rt-14-dev >/dev/null
 fi
-CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSOFTHAT_FUZZ=ON \
-  -DSOFTHAT_SANITIZE=address,undefined -DSOFTHAT_BUILD_TESTS=OFF -DSOFTHAT_BUILD_BENCHMARKS=OFF >/dev/null
+if [ ! -f "$build/CMakeCache.txt" ]; then  # an existing build (scripts/hardening.sh's) keeps its settings
+  CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSOFTHAT_FUZZ=ON \
+    -DSOFTHAT_SANITIZE=address,undefined -DSOFTHAT_BUILD_TESTS=OFF -DSOFTHAT_BUILD_BENCHMARKS=OFF >/dev/null
+fi
 cmake --build "$build" -j"$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}")
 
 declare -A dict=([parse]=formula [compile]=formula [catalog]=catalog [words]=words [model]=model)
