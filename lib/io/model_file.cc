@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 
 #include "io/file_util.h"
@@ -67,26 +68,44 @@ ordered_json config_to_json(const model::ModelConfig& c) {
   return j;
 }
 
+namespace {
+// A JSON integer within [lo, hi]. By hand because nlohmann's get<int>() casts
+// a float such as 4e80 to an integer (undefined behaviour: found by
+// fuzz_model) and narrows big integers silently.
+std::int64_t integer(const json& v, std::int64_t lo, std::int64_t hi, const std::string& what) {
+  if (!v.is_number_integer()) throw InputError(fmt::format("{} must be an integer, found {}", what, v.dump()));
+  if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)
+                             : v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi) {
+    throw InputError(fmt::format("{} is {}, outside [{}, {}]", what, v.dump(), lo, hi));
+  }
+  return v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>()) : v.get<std::int64_t>();
+}
+int small_int(const json& v, const std::string& what) {
+  return static_cast<int>(integer(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), what));
+}
+}  // namespace
+
 model::ModelConfig config_from_json(const json& j) {
   model::ModelConfig c;
   try {
-    c.format_version = j.at("format_version").get<int>();
+    c.format_version = small_int(j.at("format_version"), "format_version");
     if (c.format_version > model::kFormatVersion) {
       throw InputError(fmt::format("the file's format version {} is newer than this softhat reads ({}); "
                                    "upgrade softhat",
                                    c.format_version, model::kFormatVersion));
     }
     c.alphabet = j.at("alphabet").get<std::string>();
-    c.d_model = j.at("d_model").get<int>();
+    c.d_model = small_int(j.at("d_model"), "d_model");
     c.residual_labels = j.at("residual_labels").get<std::vector<std::string>>();
     for (const auto& f : j.at("position_features")) c.position_features.push_back(model::parse_position_feature(f.get<std::string>()));
     c.beta = {j.at("beta").at("c").get<double>(), j.at("beta").at("a").get<double>(),
               j.at("beta").at("b").get<double>()};
-    c.readout = {j.at("readout").at("coordinate").get<int>(), j.at("readout").at("threshold").get<double>()};
+    c.readout = {small_int(j.at("readout").at("coordinate"), "readout coordinate"),
+                 j.at("readout").at("threshold").get<double>()};
     if (j.contains("transducer")) {
       const json& t = j.at("transducer");
       model::TransducerReadout tr;
-      tr.coordinates = t.at("coordinates").get<std::vector<int>>();
+      for (const json& v : t.at("coordinates")) tr.coordinates.push_back(small_int(v, "transducer coordinate"));
       tr.symbols = t.at("symbols").get<std::string>();
       const std::string def = t.at("default").get<std::string>();
       if (def.size() != 1) throw InputError("model configuration: transducer default must be one symbol");
@@ -97,11 +116,11 @@ model::ModelConfig config_from_json(const json& j) {
     for (const auto& lj : j.at("layers")) {
       model::LayerConfig l;
       l.label = lj.value("label", "");
-      l.ffn_hidden = lj.at("ffn_hidden").get<int>();
+      l.ffn_hidden = small_int(lj.at("ffn_hidden"), "ffn_hidden");
       for (const auto& hj : lj.at("heads")) {
         model::HeadConfig h;
-        h.d_head = hj.at("d_head").get<int>();
-        h.d_value = hj.at("d_value").get<int>();
+        h.d_head = small_int(hj.at("d_head"), "d_head");
+        h.d_value = small_int(hj.at("d_value"), "d_value");
         h.mask = model::parse_mask(hj.at("mask").get<std::string>());
         h.hard = model::parse_hard_kind(hj.at("hard").get<std::string>());
         h.label = hj.value("label", "");
@@ -195,12 +214,19 @@ model::Transformer model_from_safetensors(std::string_view bytes, const std::str
       continue;
     }
     try {
-      Stored s{value.at("dtype").get<std::string>(), value.at("shape").get<std::vector<std::int64_t>>(),
-               value.at("data_offsets").at(0).get<std::uint64_t>(), value.at("data_offsets").at(1).get<std::uint64_t>()};
-      if (value.at("data_offsets").size() != 2) fail(fmt::format("tensor '{}': data_offsets must be [begin, end]", key));
+      const json& offsets = value.at("data_offsets");
+      if (!offsets.is_array() || offsets.size() != 2) fail(fmt::format("tensor '{}': data_offsets must be [begin, end]", key));
+      const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+      Stored s{value.at("dtype").get<std::string>(), {},
+               static_cast<std::uint64_t>(integer(offsets.at(0), 0, big, "tensor '" + key + "': data_offsets")),
+               static_cast<std::uint64_t>(integer(offsets.at(1), 0, big, "tensor '" + key + "': data_offsets"))};
+      for (const json& d : value.at("shape")) s.shape.push_back(integer(d, 0, big, "tensor '" + key + "': shape"));
       stored.emplace(key, std::move(s));
     } catch (const json::exception& e) {
       fail(fmt::format("tensor '{}': malformed header entry ({})", key, e.what()));
+    } catch (const InputError& e) {
+      if (std::string_view(e.what()).starts_with(name + ":")) throw;  // already names the file
+      fail(e.what());
     }
   }
   // Offsets must tile the buffer exactly, and sizes must match dtype x shape.

@@ -55,7 +55,9 @@ TEST_CASE("generate: balanced, labelled by the oracle, distinct across splits", 
         auto& pl = per_length[e.word.size()];
         (e.label ? pl.first : pl.second)++;
       }
-      for (const auto& [len, counts] : per_length) {
+      for (const auto& entry : per_length) {
+        const std::size_t len = entry.first;  // (clang 14 lambdas cannot capture structured bindings)
+        const auto& counts = entry.second;
         INFO(name << " split " << s << " length " << len);
         const bool short_here = std::any_of(c.shortages.begin(), c.shortages.end(), [&](const corpus::Shortage& sh) {
           return sh.split == o.splits[s].name && sh.length == len;

@@ -99,6 +99,13 @@ TEST_CASE("model file: every corruption is refused with its message", "[io]") {
   CHECK(error_of(not_json) == "m.safetensors: the header is not a JSON object");
   CHECK(error_of(with_header(good, [](nlohmann::json& h) { h["embed.weight"]["dtype"] = "BF16"; })) ==
         "m.safetensors: tensor 'embed.weight': unsupported dtype 'BF16' (softhat reads F64 and F32)");
+  // Numbers that are not integers, or out of range (a float offset was UB before: found by fuzz_model).
+  CHECK(error_of(with_header(good, [](nlohmann::json& h) { h["embed.weight"]["data_offsets"][1] = 4.5e80; })) ==
+        "m.safetensors: tensor 'embed.weight': data_offsets must be an integer, found 4.5e+80");
+  CHECK(error_of(with_header(good, [](nlohmann::json& h) { h["embed.weight"]["shape"][0] = -1e300; })) ==
+        "m.safetensors: tensor 'embed.weight': shape must be an integer, found -1e+300");
+  CHECK(error_of(with_header(good, [](nlohmann::json& h) { h["embed.weight"]["data_offsets"][0] = -5; })) ==
+        "m.safetensors: tensor 'embed.weight': data_offsets is -5, outside [0, 9223372036854775807]");
   CHECK(error_of(with_header(good, [](nlohmann::json& h) { h["embed.weight"]["data_offsets"][1] = 1u << 30; }))
             .find("m.safetensors: tensor 'embed.weight': data_offsets") == 0);
   CHECK(error_of(with_header(good, [](nlohmann::json& h) {
