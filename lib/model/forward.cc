@@ -539,8 +539,10 @@ struct Prepared {
       const std::size_t need = word_memory_bytes(t, word.size(), opt);
       if (need > opt.max_memory) {
         auto bytes = [](std::size_t b) {
-          return b >= (std::size_t{1} << 30) ? fmt::format("{:.1f} GiB", static_cast<double>(b) / (1 << 30))
-                                             : fmt::format("{:.1f} MiB", static_cast<double>(b) / (1 << 20));
+          if (b >= (std::size_t{1} << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(b) / (1 << 30));
+          if (b >= (std::size_t{1} << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(b) / (1 << 20));
+          if (b >= (std::size_t{1} << 10)) return fmt::format("{:.1f} KiB", static_cast<double>(b) / (1 << 10));
+          return fmt::format("{} bytes", b);
         };
         throw std::invalid_argument(
             fmt::format("a word of {} symbols needs about {} in the engine, over the limit of {} (raise --max-memory)",
