@@ -219,41 +219,37 @@ Dfa dfa_from_formula(logic::Formula formula, const std::string& alphabet, std::s
   return minimize(dfa);
 }
 
-Dfa minimize(const Dfa& dfa) {
+namespace {
+
+// The states reachable from the start, in BFS order (order[0] = start), and
+// each state's index in that order (-1: unreachable).
+struct Reachable {
+  std::vector<std::int32_t> order, id;
+};
+Reachable reachable(const Dfa& dfa) {
   const std::size_t k = dfa.alphabet.size();
-  // Reachable states from the start.
-  std::vector<std::int32_t> reach_id(dfa.states(), -1), order;
-  reach_id[dfa.start] = 0;
-  order.push_back(dfa.start);
-  for (std::size_t i = 0; i < order.size(); ++i) {
+  Reachable r;
+  r.id.assign(dfa.states(), -1);
+  r.id[dfa.start] = 0;
+  r.order.push_back(dfa.start);
+  for (std::size_t i = 0; i < r.order.size(); ++i) {
     for (std::size_t a = 0; a < k; ++a) {
-      const std::int32_t t = dfa.next(order[i], a);
-      if (reach_id[t] < 0) {
-        reach_id[t] = static_cast<std::int32_t>(order.size());
-        order.push_back(t);
+      const std::int32_t t = dfa.next(r.order[i], a);
+      if (r.id[t] < 0) {
+        r.id[t] = static_cast<std::int32_t>(r.order.size());
+        r.order.push_back(t);
       }
     }
   }
-  const std::size_t n = order.size();
-  // Moore: refine by (class, classes of the successors) until stable.
-  std::vector<std::int32_t> cls(n);
-  for (std::size_t i = 0; i < n; ++i) cls[i] = dfa.accepting[order[i]] ? 1 : 0;
-  std::size_t classes = 0;
-  while (true) {
-    std::map<std::vector<std::int32_t>, std::int32_t> signature;
-    std::vector<std::int32_t> next_cls(n);
-    std::vector<std::int32_t> sig(k + 1);
-    for (std::size_t i = 0; i < n; ++i) {
-      sig[0] = cls[i];
-      for (std::size_t a = 0; a < k; ++a) sig[a + 1] = cls[reach_id[dfa.next(order[i], a)]];
-      next_cls[i] = signature.emplace(sig, static_cast<std::int32_t>(signature.size())).first->second;
-    }
-    const bool stable = signature.size() == classes;
-    classes = signature.size();
-    cls.swap(next_cls);
-    if (stable) break;
-  }
-  // Renumber classes in BFS order from the start (a canonical numbering).
+  return r;
+}
+
+// The quotient DFA of a partition of the reachable states (cls[i]: the
+// class of order[i]), classes renumbered in BFS order from the start (a
+// canonical numbering, so equal languages give equal DFAs).
+Dfa quotient(const Dfa& dfa, const Reachable& r, const std::vector<std::int32_t>& cls, std::size_t classes) {
+  const std::size_t k = dfa.alphabet.size();
+  const std::size_t n = r.order.size();
   std::vector<std::int32_t> canon(classes, -1);
   std::int32_t next_id = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -266,10 +262,124 @@ Dfa minimize(const Dfa& dfa) {
   out.transitions.assign(classes * k, -1);
   for (std::size_t i = 0; i < n; ++i) {
     const std::int32_t c = canon[cls[i]];
-    out.accepting[c] = dfa.accepting[order[i]];
-    for (std::size_t a = 0; a < k; ++a) out.transitions[c * k + a] = canon[cls[reach_id[dfa.next(order[i], a)]]];
+    out.accepting[c] = dfa.accepting[r.order[i]];
+    for (std::size_t a = 0; a < k; ++a) out.transitions[c * k + a] = canon[cls[r.id[dfa.next(r.order[i], a)]]];
   }
   return out;
+}
+
+}  // namespace
+
+Dfa minimize(const Dfa& dfa) {
+  // Hopcroft's partition refinement, O(k n log n). (Moore's refinement,
+  // minimize_moore below, needs up to n rounds: mod(11110, 21) took 36 s;
+  // found by fuzz_compile.) Blocks are contiguous ranges of `elems`; a split
+  // moves the marked states to the front of their block.
+  const std::size_t k = dfa.alphabet.size();
+  const Reachable r = reachable(dfa);
+  const std::size_t n = r.order.size();
+  // Predecessors per letter, in CSR form: pred[a][pstart[a][t] .. pstart[a][t+1]).
+  std::vector<std::vector<std::int32_t>> pstart(k, std::vector<std::int32_t>(n + 1, 0)), pred(k);
+  for (std::size_t a = 0; a < k; ++a) {
+    for (std::size_t i = 0; i < n; ++i) ++pstart[a][r.id[dfa.next(r.order[i], a)] + 1];
+    for (std::size_t t = 0; t < n; ++t) pstart[a][t + 1] += pstart[a][t];
+    pred[a].resize(n);
+    std::vector<std::int32_t> fill(pstart[a].begin(), pstart[a].end() - 1);
+    for (std::size_t i = 0; i < n; ++i) pred[a][fill[r.id[dfa.next(r.order[i], a)]]++] = static_cast<std::int32_t>(i);
+  }
+  std::vector<std::int32_t> elems(n), loc(n), block(n), first, past, marked;
+  // Initial partition: accepting states, then the rest (empty blocks left out).
+  std::size_t pos = 0;
+  for (const bool acc : {true, false}) {
+    const std::size_t begin = pos;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (static_cast<bool>(dfa.accepting[r.order[i]]) != acc) continue;
+      elems[pos] = static_cast<std::int32_t>(i);
+      loc[i] = static_cast<std::int32_t>(pos);
+      block[i] = static_cast<std::int32_t>(first.size());
+      ++pos;
+    }
+    if (pos > begin) {
+      first.push_back(static_cast<std::int32_t>(begin));
+      past.push_back(static_cast<std::int32_t>(pos));
+      marked.push_back(0);
+    }
+  }
+  std::vector<char> waiting;  // (block, letter) pairs in the worklist, block * k + letter
+  std::vector<std::pair<std::int32_t, std::int32_t>> work;
+  auto push = [&](std::int32_t b, std::size_t a) {
+    if (waiting.size() < (static_cast<std::size_t>(b) + 1) * k) waiting.resize((static_cast<std::size_t>(b) + 1) * k, 0);
+    if (waiting[static_cast<std::size_t>(b) * k + a]) return;
+    waiting[static_cast<std::size_t>(b) * k + a] = 1;
+    work.emplace_back(b, static_cast<std::int32_t>(a));
+  };
+  for (std::size_t b = 0; b < first.size(); ++b) {
+    for (std::size_t a = 0; a < k; ++a) push(static_cast<std::int32_t>(b), a);
+  }
+  std::vector<std::int32_t> splitter, touched;
+  while (!work.empty()) {
+    const auto [b, a] = work.back();
+    work.pop_back();
+    waiting[static_cast<std::size_t>(b) * k + static_cast<std::size_t>(a)] = 0;
+    // The states with an a-transition into block b.
+    splitter.clear();
+    for (std::int32_t e = first[b]; e < past[b]; ++e) {
+      const std::int32_t t = elems[e];
+      for (std::int32_t p = pstart[a][t]; p < pstart[a][t + 1]; ++p) splitter.push_back(pred[a][p]);
+    }
+    touched.clear();
+    for (const std::int32_t s : splitter) {
+      const std::int32_t y = block[s];
+      const std::int32_t to = first[y] + marked[y];  // move s into the marked front of its block
+      const std::int32_t other = elems[to];
+      std::swap(elems[loc[s]], elems[to]);
+      loc[other] = loc[s];
+      loc[s] = to;
+      if (marked[y]++ == 0) touched.push_back(y);
+    }
+    for (const std::int32_t y : touched) {
+      const std::int32_t m = marked[y];
+      marked[y] = 0;
+      if (m == past[y] - first[y]) continue;  // every state of y moves on a into b: no split
+      const std::int32_t z = static_cast<std::int32_t>(first.size());  // the marked part becomes block z
+      first.push_back(first[y]);
+      past.push_back(first[y] + m);
+      marked.push_back(0);
+      first[y] += m;
+      for (std::int32_t e = first[z]; e < past[z]; ++e) block[elems[e]] = z;
+      for (std::size_t c = 0; c < k; ++c) {
+        const bool y_waiting = waiting.size() > static_cast<std::size_t>(y) * k + c && waiting[static_cast<std::size_t>(y) * k + c];
+        if (y_waiting || past[z] - first[z] <= past[y] - first[y]) push(z, c);
+        else push(y, c);
+      }
+    }
+  }
+  return quotient(dfa, r, block, first.size());
+}
+
+Dfa minimize_moore(const Dfa& dfa) {
+  const std::size_t k = dfa.alphabet.size();
+  const Reachable r = reachable(dfa);
+  const std::size_t n = r.order.size();
+  // Moore: refine by (class, classes of the successors) until stable.
+  std::vector<std::int32_t> cls(n);
+  for (std::size_t i = 0; i < n; ++i) cls[i] = dfa.accepting[r.order[i]] ? 1 : 0;
+  std::size_t classes = 0;
+  while (true) {
+    std::map<std::vector<std::int32_t>, std::int32_t> signature;
+    std::vector<std::int32_t> next_cls(n);
+    std::vector<std::int32_t> sig(k + 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      sig[0] = cls[i];
+      for (std::size_t a = 0; a < k; ++a) sig[a + 1] = cls[r.id[dfa.next(r.order[i], a)]];
+      next_cls[i] = signature.emplace(sig, static_cast<std::int32_t>(signature.size())).first->second;
+    }
+    const bool stable = signature.size() == classes;
+    classes = signature.size();
+    cls.swap(next_cls);
+    if (stable) break;
+  }
+  return quotient(dfa, r, cls, classes);
 }
 
 }  // namespace softhat::automata

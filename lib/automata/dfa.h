@@ -60,6 +60,9 @@ Dfa dfa_from_formula(logic::Formula formula, const std::string& alphabet,
 
 // The minimal complete DFA of the same language (unreachable states removed).
 Dfa minimize(const Dfa& dfa);
+// The same by Moore's refinement (O(n^2) rounds in the worst case): the
+// reference the tests compare minimize() with.
+Dfa minimize_moore(const Dfa& dfa);
 
 }  // namespace softhat::automata
 

@@ -14,6 +14,8 @@
 namespace softhat::automata {
 
 inline constexpr std::size_t kDefaultMaxMonoid = 200'000;
+// The most state steps (one element applied to one state) the analysis takes.
+inline constexpr std::size_t kMaxMonoidWork = 200'000'000;
 
 struct AperiodicityWitness {
   std::string word;     // w

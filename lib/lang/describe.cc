@@ -72,7 +72,13 @@ std::string describe_automaton(const Language& l) {
     const bool from_formula = l.formula && !((*l.formula)->bits & logic::kCountBit);
     out += fmt::format("dfa          {} states (minimal, complete; from the {})\n", dfa.states(),
                        from_formula ? "formula" : "catalogue's automaton");
-    const automata::MonoidReport m = automata::analyze_monoid(dfa);
+    automata::MonoidReport m;
+    try {
+      m = automata::analyze_monoid(dfa);
+    } catch (const automata::LimitError& e) {
+      out += fmt::format("monoid       not computed: {}\n", e.what());
+      return out;
+    }
     out += fmt::format("monoid       {} elements\n", m.size);
     if (m.aperiodic) {
       out += "star-free    yes (the transition monoid is aperiodic)\n";

@@ -122,6 +122,9 @@ case(11, "formula", "alphabet with a repeated symbol", ["analyze", "--alphabet",
 case(12, "formula", "DFA over the state limit", ["--max-states", "100", "generate", "--alphabet", "ab", "--formula",
                                                   "Y Y Y Y Y Y Y Y Y Y a", "--lengths", "1-2"], 2,
      r"the DFA exceeds 100 states; raise --max-states")
+case(47, "formula", "a 11,110-state cycle: the monoid budget (analyze goes on)", A + ["mod(11110,21)"], 0,
+     r"monoid       not computed: the transition monoid needs more than 200000000 state steps",
+     record=lambda out: next((l for l in out.decode().splitlines() if l.startswith("monoid")), ""))
 # ---------------------------------------------------------------- regexes
 case(13, "regex", "invalid RE2 regex", ["verify", "--formula", "O a", "--alphabet", "ab", "--regex", "[ab"], 2,
      r"regex.*missing \]")
