@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/symbols.h"
+
 namespace softhat::logic {
 namespace {
 
@@ -41,9 +43,9 @@ const char* unary_symbol(Op op) {
   }
 }
 
-void print(Formula f, int context, std::string& out);
+void print(Formula f, int context, std::string& out, const Names* names);
 
-void print_term(const Term& t, std::string& out) {
+void print_term(const Term& t, std::string& out, const Names* names) {
   bool started = false;
   for (const auto& [c, f] : t.counts) {
     std::int64_t mag = c < 0 ? -c : c;
@@ -55,7 +57,7 @@ void print_term(const Term& t, std::string& out) {
     started = true;
     if (mag != 1) out += fmt::format("{}*", mag);
     out += '#';
-    print(f, kPrimary, out);
+    print(f, kPrimary, out, names);
   }
   if (!started) {
     if (t.constant < 0) out += "0 - ";
@@ -66,7 +68,19 @@ void print_term(const Term& t, std::string& out) {
   }
 }
 
-void print(Formula f, int context, std::string& out) {
+void print_body(Formula f, int context, std::string& out, const Names* names);
+
+void print(Formula f, int context, std::string& out, const Names* names) {
+  if (names) {
+    if (auto it = names->find(f); it != names->end()) {
+      out += it->second;
+      return;
+    }
+  }
+  print_body(f, context, out, names);
+}
+
+void print_body(Formula f, int context, std::string& out, const Names* names) {
   const Node& n = *f;
   const int p = prec_of(n);
   const bool paren = p < context;
@@ -86,37 +100,37 @@ void print(Formula f, int context, std::string& out) {
     case Op::kEventually:
     case Op::kGlobally:
       out += unary_symbol(n.op);
-      print(n.kids[0], kUnary, out);
+      print(n.kids[0], kUnary, out, names);
       break;
     case Op::kAnd:
     case Op::kOr: {
       const char* sep = n.op == Op::kAnd ? " & " : " | ";
       for (std::size_t i = 0; i < n.kids.size(); ++i) {
         if (i) out += sep;
-        print(n.kids[i], p + 1, out);
+        print(n.kids[i], p + 1, out, names);
       }
       break;
     }
     case Op::kImplies:  // right-associative
-      print(n.kids[0], kOr, out);
+      print(n.kids[0], kOr, out, names);
       out += " -> ";
-      print(n.kids[1], kImpl, out);
+      print(n.kids[1], kImpl, out, names);
       break;
     case Op::kIff:  // left-associative
-      print(n.kids[0], kIff, out);
+      print(n.kids[0], kIff, out, names);
       out += " <-> ";
-      print(n.kids[1], kImpl, out);
+      print(n.kids[1], kImpl, out, names);
       break;
     case Op::kSince:
     case Op::kUntil:  // right-associative
-      print(n.kids[0], kUnary, out);
+      print(n.kids[0], kUnary, out, names);
       out += n.op == Op::kSince ? " S " : " U ";
-      print(n.kids[1], kSince, out);
+      print(n.kids[1], kSince, out, names);
       break;
     case Op::kCompare:
-      print_term(n.lhs, out);
+      print_term(n.lhs, out, names);
       out += fmt::format(" {} ", cmp_symbol(n.cmp));
-      print_term(n.rhs, out);
+      print_term(n.rhs, out, names);
       break;
   }
   if (paren) out += ')';
@@ -150,7 +164,7 @@ void dump(Formula f, std::string& out) {
     case Op::kFalse: out += "false"; return;
     case Op::kFirst: out += "first"; return;
     case Op::kLast: out += "last"; return;
-    case Op::kLetter: out += fmt::format("'{}'", n.letter); return;
+    case Op::kLetter: out += fmt::format("'{}'", sym::encode(n.letter)); return;
     case Op::kMod: out += fmt::format("(mod {} {})", n.m, n.r); return;
     case Op::kCompare:
       out += fmt::format("({} ", cmp_symbol(n.cmp));
@@ -186,18 +200,25 @@ std::string symbol_literal(char c) {
   if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) return std::string(1, c);
   if (c == '\'') return "'\\''";
   if (c == '\\') return "'\\\\'";
-  return fmt::format("'{}'", c);
+  return fmt::format("'{}'", sym::encode(c));  // non-ASCII symbols as UTF-8
 }
 
 std::string to_string(Formula f) {
   std::string out;
-  print(f, kIff, out);
+  print(f, kIff, out, nullptr);
+  return out;
+}
+
+std::string to_string(Formula f, const Names& names) {
+  // The root itself is written out, its named subformulas by name.
+  std::string out;
+  print_body(f, kIff, out, &names);
   return out;
 }
 
 std::string to_string(const Term& t) {
   std::string out;
-  print_term(t, out);
+  print_term(t, out, nullptr);
   return out;
 }
 

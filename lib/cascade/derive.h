@@ -1,0 +1,66 @@
+// DFA → past-LTL formula DAG, through the holonomy cascade (cascade/holonomy.h).
+//
+// Each level d of the cascade is an identity–reset automaton whose input at
+// position i is the letter w_i and the levels above at position i−1. For a
+// coordinate value t of level d let IN be "position i resets level d to t"
+// and RESET "position i resets level d" (both disjunctions of
+// letter ∧ upper-prefix-at-i−1 terms, read off the cascade's action table).
+// Then, with OUT = RESET ∧ ¬IN,
+//
+//   at(d,t) = IN ∨ (¬OUT ∧ ((¬OUT) S IN)) ∨ [t initial] ∧ ¬OUT ∧ H ¬OUT
+//
+// (the last reset at or before i went to t, or there was none and t is where
+// level d starts: the weak since at BOS). "The levels above at i−1" is a
+// conjunction of  prev(d',t') = Y at(d',t') ∨ [t' initial] ∧ first. The DFA's
+// state after w_1..w_i is the cascade's chain, so acceptance is a decision
+// diagram over the chain trie: acc(p) = ∨_children (at(child) ∧ acc(child)),
+// folded to a constant where every completion agrees. At the point 0 of the
+// empty word every at(d,t) is [t initial], so the empty word is decided by
+// the DFA's start state, as the contract's point 0 requires.
+//
+// The formula is a DAG: every subformula is built once (the factories
+// hash-cons), so its size is linear in the cascade's action table, and the
+// compiler gives each shared node one residual coordinate.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "automata/dfa.h"
+#include "cascade/holonomy.h"
+#include "logic/formula.h"
+#include "logic/print.h"
+
+namespace softhat::cascade {
+
+struct Derived {
+  std::string route;  // "holonomy" or "ordered" (partially ordered DFAs, derive.cc)
+  logic::Formula formula;
+  logic::Names names;                   // the named shared subformulas
+  std::vector<logic::Formula> defined;  // named subformulas, children before parents
+  Cascade cascade;
+  std::size_t dag_nodes = 0;            // distinct subformulas
+  std::size_t temporal_nodes = 0;       // Y O H S nodes
+  std::size_t proof_states = 0;         // states of the derived formula's automaton reached by the proof
+};
+
+// Derives the formula of a minimal complete DFA. When `prove` is set (the
+// default), builds the minimal DFA of the derived formula and proves it equal
+// to `minimal` by a product search; a difference is a std::logic_error naming
+// the shortest differing word (an internal error: a bug, never a silent wrong
+// model). Throws NotStarFree, LimitError, Interrupted.
+Derived derive_formula(const automata::Dfa& minimal, const Limits& limits = {}, bool prove = true);
+
+// The shortest (then first in alphabet order) word on which two complete DFAs
+// over the same alphabet differ, or nullopt when they are equivalent.
+std::optional<std::string> first_difference(const automata::Dfa& a, const automata::Dfa& b);
+
+// The DAG as definitions, one per named subformula, children first, then the
+// root: "t2.1 = ...", "accept = ...".
+std::string print_definitions(const Derived& derived);
+
+// One line: levels, tiles per level, DAG size.
+std::string describe_cascade(const Derived& derived);
+
+}  // namespace softhat::cascade
