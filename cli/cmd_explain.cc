@@ -12,6 +12,7 @@
 #include "io/model_file.h"
 #include "io/word_stream.h"
 #include "util/error.h"
+#include "util/symbols.h"
 
 namespace softhat::cli {
 
@@ -57,18 +58,19 @@ void setup_explain(CLI::App& app, Runner& runner) {
       if (!word_flag) args->word = args->positionals.back();
       Subject subject = select_subject(ctx, args->selection, args->compile, args->model);
       model::Transformer& model = subject.model;
-      if (args->word.size() > args->max_length) {
+      if (const std::size_t n = sym::count_code_points(args->word); n > args->max_length) {
         throw InputError(fmt::format("the word has {} symbols; explain draws n x n cells per head and stops at "
                                      "--max-length {}",
-                                     args->word.size(), args->max_length));
+                                     n, args->max_length));
       }
-      if (auto bad = io::check_word(args->word, model.config.alphabet)) throw InputError(*bad);
+      std::string codes;
+      if (auto bad = io::decode_word(args->word, model.config.alphabet, codes)) throw InputError(*bad);
       std::vector<model::AttentionMode> modes;
       if (args->mode != "softmax") modes.push_back(model::AttentionMode::kHard);
       if (args->mode != "hard") modes.push_back(model::AttentionMode::kSoftmax);
       const model::Engine engine(std::move(model));
       const explain::Explanation e =
-          explain::explain(engine, subject.name, args->word, modes, args->compile.beta_override());
+          explain::explain(engine, subject.name, codes, modes, args->compile.beta_override());
       if (args->svg.empty()) {
         ctx.out << explain::explain_text(e);
       } else {

@@ -31,15 +31,22 @@ def read_safetensors(path):
     return tensors, meta
 
 
+FORMAT_VERSIONS = (1, 2)  # 2: UTF-8 alphabets, one code point per symbol; 1: ASCII alphabets
+
+
 class Model:
     """A model file: configuration plus tensors."""
 
     def __init__(self, path):
         self.tensors, meta = read_safetensors(path)
         self.config = json.loads(meta["softhat.config"])
-        self.alphabet = self.config["alphabet"]
+        if self.config["format_version"] not in FORMAT_VERSIONS:
+            raise ValueError(f"{path}: format version {self.config['format_version']} is not one this reader "
+                             f"knows ({', '.join(map(str, FORMAT_VERSIONS))})")
+        self.alphabet = self.config["alphabet"]  # a str: symbol k is its k-th code point
 
     def tokens(self, word):
+        """Token ids of a word (a str; one code point per symbol): 0 for BOS, k + 1 for alphabet[k]."""
         return [0] + [self.alphabet.index(c) + 1 for c in word]
 
     def beta(self, n):

@@ -6,6 +6,8 @@
 #include <map>
 #include <vector>
 
+#include "util/symbols.h"
+
 namespace softhat::automata {
 
 Dfa border_positives(const Dfa& dfa, std::size_t max_states) {
@@ -111,7 +113,7 @@ std::vector<std::string> rejected_neighbours(const Dfa& dfa, const std::string& 
       }
     }
   }
-  std::sort(out.begin(), out.end());
+  std::sort(out.begin(), out.end(), sym::CodePointLess());  // an order that does not depend on the codes
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }

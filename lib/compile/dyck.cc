@@ -5,6 +5,7 @@
 #include <set>
 
 #include "util/error.h"
+#include "util/symbols.h"
 
 namespace softhat::compile {
 
@@ -51,7 +52,8 @@ model::HeadConfig head(int d_head, int d_value, model::Mask mask, std::string la
 model::Transformer build_dyck(const std::string& pairs) {
   std::set<char> distinct(pairs.begin(), pairs.end());
   if (pairs.empty() || pairs.size() % 2 || distinct.size() != pairs.size()) {
-    throw InputError(fmt::format("Dyck construction: '{}' is not a list of distinct open/close bracket pairs", pairs));
+    throw InputError(fmt::format("Dyck construction: '{}' is not a list of distinct open/close bracket pairs",
+                                 sym::encode(pairs)));
   }
   const int k = static_cast<int>(pairs.size() / 2);
   const Layout c(k);
@@ -68,9 +70,9 @@ model::Transformer build_dyck(const std::string& pairs) {
   label(c.open, "open");
   label(c.close, "close");
   for (int t = 0; t < k; ++t) {
-    label(c.open_type + t, fmt::format("open {}", pairs[2 * t]));
-    label(c.close_type + t, fmt::format("close {}", pairs[2 * t + 1]));
-    label(c.match + t, fmt::format("match is {}", pairs[2 * t]));
+    label(c.open_type + t, fmt::format("open {}", sym::encode(pairs[2 * t])));
+    label(c.close_type + t, fmt::format("close {}", sym::encode(pairs[2 * t + 1])));
+    label(c.match + t, fmt::format("match is {}", sym::encode(pairs[2 * t])));
   }
   label(c.j, "j");
   label(c.j2, "j^2");

@@ -6,6 +6,7 @@
 
 #include "task/khop.h"
 #include "util/error.h"
+#include "util/symbols.h"
 
 namespace softhat::compile {
 
@@ -14,7 +15,8 @@ model::Transformer build_khop(const std::string& alphabet, int hops, double c) {
   if (hops < 1 || hops > 64) throw InputError(fmt::format("k-hop: hops {} is outside 1..64", hops));
   if (alphabet.size() < 2 || alphabet.size() > 26 || distinct.size() != alphabet.size() ||
       distinct.count(task::kUndefined)) {
-    throw InputError(fmt::format("k-hop: alphabet '{}' must have 2..26 distinct symbols other than '~'", alphabet));
+    throw InputError(fmt::format("k-hop: alphabet '{}' must have 2..26 distinct symbols other than '~'",
+                                 sym::encode(alphabet)));
   }
   const int s = static_cast<int>(alphabet.size());
   using model::Mask;
@@ -31,11 +33,11 @@ model::Transformer build_khop(const std::string& alphabet, int hops, double c) {
   cfg.residual_labels[bos] = "BOS";
   cfg.residual_labels[frac] = "j/(n+1)";
   for (int a = 0; a < s; ++a) {
-    cfg.residual_labels[tok + a] = fmt::format("tok:{}", alphabet[a]);
+    cfg.residual_labels[tok + a] = fmt::format("tok:{}", sym::encode(alphabet[a]));
     for (int l = 0; l <= hops; ++l) {
       const std::string what = l == 0 ? "prev" : fmt::format("hop{}", l);
-      cfg.residual_labels[raw(l) + a] = fmt::format("{}:{} (raw)", what, alphabet[a]);
-      cfg.residual_labels[rounded(l) + a] = fmt::format("{}:{}", what, alphabet[a]);
+      cfg.residual_labels[raw(l) + a] = fmt::format("{}:{} (raw)", what, sym::encode(alphabet[a]));
+      cfg.residual_labels[rounded(l) + a] = fmt::format("{}:{}", what, sym::encode(alphabet[a]));
     }
   }
   cfg.position_features = {{K::kOne, 0}, {K::kFraction, 0}};

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "logic/print.h"
+#include "util/symbols.h"
 
 namespace softhat::compile {
 
@@ -266,7 +267,7 @@ Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, d
   Builder b(plan);
   plan.one = b.coord("one", -1, 1);
   plan.bos = b.coord("bos", -1, 1);
-  for (char s : alphabet) plan.tokens[s] = b.coord(fmt::format("tok:{}", s), -1, 0);
+  for (char s : alphabet) plan.tokens[s] = b.coord("tok:" + sym::encode(s), -1, 0);  // labels are UTF-8
   if (pe == PeMode::kBounded) {
     plan.pos_fraction = b.coord("pos:j/(n+1)", -1, 0);
   } else {
@@ -392,7 +393,7 @@ Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, d
 std::string Plan::describe() const {
   std::string out;
   out += fmt::format("formula      {}\n", formula);
-  out += fmt::format("alphabet     {}\n", alphabet);
+  out += fmt::format("alphabet     {}\n", sym::encode(alphabet));
   out += fmt::format("pe           {} ({})\n", pe_name(pe),
                      pe == PeMode::kBounded ? "j/(n+1)" : "j and n");
   out += fmt::format("beta(n)      {}\n", counting ? "4*(n+1)*ln(n+1) (comparisons)"

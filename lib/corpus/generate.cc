@@ -17,6 +17,7 @@
 #include "task/khop.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "util/symbols.h"
 #include "verify/words.h"
 
 namespace softhat::corpus {
@@ -52,7 +53,7 @@ Split parse_split(const std::string& text) {
 }
 
 std::vector<std::string> edit_neighbours(const std::string& w, const std::string& alphabet) {
-  std::set<std::string> out;
+  std::set<std::string, sym::CodePointLess> out;
   for (std::size_t i = 0; i < w.size(); ++i) {
     std::string d = w;
     d.erase(i, 1);
@@ -137,7 +138,7 @@ class Sampler {
     const std::size_t n = w.size(), k = sigma.size();
     const std::uint64_t swaps = n > 1 ? n - 1 : 0;
     const std::uint64_t edits = n * (k - 1) + (n + 1) * k + n + swaps;  // substitutions, insertions, deletions, swaps
-    std::set<std::string> found;
+    std::set<std::string, sym::CodePointLess> found;  // sorted by code point, whatever the codes
     auto consider = [&](std::string c) {
       if (!taken.count(c) && !member(c)) found.insert(std::move(c));
     };

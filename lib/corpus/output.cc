@@ -14,6 +14,7 @@
 #include "io/file_util.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "util/symbols.h"
 #include "util/version.h"
 
 namespace softhat::corpus {
@@ -21,20 +22,21 @@ namespace softhat::corpus {
 std::string format_split(const std::vector<Example>& examples, const std::string& split, io::WordFormat format) {
   std::string out;
   for (const Example& e : examples) {
+    // Words are symbol codes inside, UTF-8 in every file (util/symbols.h).
     if (format == io::WordFormat::kTsv) {
-      out += e.word;
-      if (e.kind == "task") out += "\t" + e.target + "\n";
+      out += sym::encode(e.word);
+      if (e.kind == "task") out += "\t" + sym::encode(e.target) + "\n";
       else out += e.label ? "\tTRUE\n" : "\tFALSE\n";
       continue;
     }
     nlohmann::ordered_json j;
-    j["word"] = e.word;
-    if (e.kind == "task") j["target"] = e.target;
+    j["word"] = sym::encode(e.word);
+    if (e.kind == "task") j["target"] = sym::encode(e.target);
     else j["label"] = e.label;
     j["length"] = e.word.size();
     j["split"] = split;
     j["kind"] = e.kind;
-    if (!e.from.empty() || e.kind == "border") j["from"] = e.from;
+    if (!e.from.empty() || e.kind == "border") j["from"] = sym::encode(e.from);
     out += io::json_line(j);
     out += '\n';
   }
@@ -46,7 +48,7 @@ std::string manifest_json(const Corpus& corpus, const ManifestInfo& info) {
   nlohmann::ordered_json m;
   m["softhat_version"] = kVersion;
   m["language"] = info.language;
-  m["alphabet"] = info.alphabet;
+  m["alphabet"] = sym::encode(info.alphabet);
   m["formula"] = info.formula;
   m["command"] = info.command;
   m["seed"] = o.seed;
@@ -149,7 +151,7 @@ std::string corpus_shard_json(const std::vector<LengthUnit>& units, const Manife
   j["corpus_shard"] = shard.str();
   j["softhat_version"] = kVersion;
   j["language"] = info.language;
-  j["alphabet"] = info.alphabet;
+  j["alphabet"] = sym::encode(info.alphabet);
   j["formula"] = info.formula;
   j["command_args"] = command_args;
   j["sampler"] = sampler;
@@ -161,7 +163,9 @@ std::string corpus_shard_json(const std::vector<LengthUnit>& units, const Manife
     unit["splits"] = nlohmann::ordered_json::array();
     for (const std::vector<Example>& split : u.per_split) {
       nlohmann::ordered_json ex = nlohmann::ordered_json::array();
-      for (const Example& e : split) ex.push_back({e.word, e.label, e.kind, e.from, e.target});
+      for (const Example& e : split) {
+        ex.push_back({sym::encode(e.word), e.label, e.kind, sym::encode(e.from), sym::encode(e.target)});
+      }
       unit["splits"].push_back(std::move(ex));
     }
     unit["shortages"] = nlohmann::ordered_json::array();
@@ -189,6 +193,7 @@ MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards) {
         }
       }
       const Shard sh = parse_shard(j.at("corpus_shard").get<std::string>());
+      if (s == 0) sym::declare(j.at("alphabet").get<std::string>());  // its symbols get their codes in order
       if (s == 0) {
         count = sh.count;
         seen.assign(count, false);
@@ -202,8 +207,9 @@ MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards) {
         for (const auto& split : uj.at("splits")) {
           std::vector<Example> ex;
           for (const auto& e : split) {
-            ex.push_back({e.at(0).get<std::string>(), e.at(1).get<bool>(), e.at(2).get<std::string>(),
-                          e.at(3).get<std::string>(), e.at(4).get<std::string>()});
+            // UTF-8 -> codes (the shard's alphabet is declared above).
+            ex.push_back({sym::declare(e.at(0).get<std::string>()), e.at(1).get<bool>(), e.at(2).get<std::string>(),
+                          sym::declare(e.at(3).get<std::string>()), sym::declare(e.at(4).get<std::string>())});
           }
           u.per_split.push_back(std::move(ex));
         }
@@ -228,7 +234,7 @@ MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards) {
     }
     m.format = io::parse_word_format(o.at("format").get<std::string>());
     m.language = first.at("language").get<std::string>();
-    m.alphabet = first.at("alphabet").get<std::string>();
+    m.alphabet = sym::declare(first.at("alphabet").get<std::string>());
     m.formula = first.at("formula").get<std::string>();
     m.command_args = first.at("command_args").get<std::vector<std::string>>();
     std::sort(units.begin(), units.end(), [](const LengthUnit& a, const LengthUnit& b) { return a.length < b.length; });

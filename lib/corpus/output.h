@@ -2,7 +2,8 @@
 // length, split, label, kind and, for border negatives, the positive they
 // came from); to a stream, or to a folder with one file per split and a
 // manifest.json that says how to regenerate it. Files are written whole or
-// not at all.
+// not at all. Words and alphabets are symbol codes here and UTF-8 in every
+// file (util/symbols.h); `length` counts symbols.
 #pragma once
 
 #include <iosfwd>

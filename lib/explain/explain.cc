@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "plot/svg.h"
+#include "util/symbols.h"
 
 namespace softhat::explain {
 
@@ -13,7 +14,7 @@ namespace {
 
 const char* mode_name(model::AttentionMode m) { return m == model::AttentionMode::kSoftmax ? "softmax" : "hard"; }
 
-std::string symbol_at(const std::string& word, std::size_t j) { return j == 0 ? "BOS" : std::string(1, word[j - 1]); }
+std::string symbol_at(const std::string& word, std::size_t j) { return j == 0 ? "BOS" : sym::encode(word[j - 1]); }
 
 struct Summary {
   double leak = 0;          // 1 - min target mass
@@ -43,7 +44,7 @@ Explanation explain(const model::Engine& engine, const std::string& subject, con
     o.beta = beta;
     const model::RunResult r = engine.run(word, o);
     e.beta = r.beta;
-    e.verdicts.push_back(r.output ? *r.output : (r.accepted ? "accept" : "reject"));
+    e.verdicts.push_back(r.output ? sym::encode(*r.output) : (r.accepted ? "accept" : "reject"));
     e.maps.push_back(model::attention_maps(engine, word, o));
   }
   return e;
@@ -51,7 +52,8 @@ Explanation explain(const model::Engine& engine, const std::string& subject, con
 
 std::string explain_text(const Explanation& e) {
   static const char kShades[] = " .:-=+*#%@";
-  std::string out = fmt::format("{} on '{}' (n = {}, beta = {:.4g})\n", e.subject, e.word, e.word.size(), e.beta);
+  std::string out =
+      fmt::format("{} on '{}' (n = {}, beta = {:.4g})\n", e.subject, sym::encode(e.word), e.word.size(), e.beta);
   for (std::size_t m = 0; m < e.modes.size(); ++m) out += fmt::format("  {}: {}\n", mode_name(e.modes[m]), e.verdicts[m]);
   out += "cells: weight from ' ' (0) to '@' (1); [x] marks the hard target (argmax set) of the row\n";
   const std::size_t heads = e.maps.empty() ? 0 : e.maps[0].size();
@@ -91,7 +93,8 @@ std::string explain_svg(const Explanation& e) {
   const double width = std::max(600.0, 20 + static_cast<double>(e.modes.size()) * (panel_w + gap_x));
   const double height = top + static_cast<double>(heads) * panel_h + 20;
   plot::Svg svg(width, height);
-  svg.text(16, 24, fmt::format("{}: attention on '{}'", e.subject, e.word.size() > 60 ? e.word.substr(0, 60) + "..." : e.word), 15,
+  svg.text(16, 24, fmt::format("{}: attention on '{}'", e.subject,
+                               e.word.size() > 60 ? sym::encode(e.word.substr(0, 60)) + "..." : sym::encode(e.word)), 15,
            "start", 0, "#222", true);
   std::string verdicts;
   for (std::size_t m = 0; m < e.modes.size(); ++m) {
@@ -108,7 +111,7 @@ std::string explain_svg(const Explanation& e) {
       const double x0 = 16 + static_cast<double>(m) * (panel_w + gap_x);
       svg.text(x0, y0 + 16, fmt::format("layer {} head {} ({})", a.layer, a.head, mode_name(a.mode)), 12, "start", 0,
                "#222", true);
-      svg.text(x0, y0 + 31, a.label.size() > 70 ? a.label.substr(0, 70) + "..." : a.label, 11, "start", 0, "#444");
+      svg.text(x0, y0 + 31, a.label.size() > 70 ? std::string(sym::utf8_prefix(a.label, 70)) + "..." : a.label, 11, "start", 0, "#444");
       const double gx = x0 + label_w, gy = y0 + head_h;
       for (std::size_t j = 0; j < n_pos && labels; ++j) {
         svg.text(gx + (static_cast<double>(j) + 0.5) * cell, gy - 5, j == 0 ? "^" : symbol_at(e.word, j), 10, "middle");

@@ -16,8 +16,8 @@ namespace softhat::explain {
 
 struct Explanation {
   std::string subject;
-  std::string word;
-  std::vector<std::string> verdicts;              // per mode: "accept"/"reject" or the output string
+  std::string word;                               // symbol codes (util/symbols.h)
+  std::vector<std::string> verdicts;              // per mode: "accept"/"reject" or the output string (UTF-8)
   std::vector<model::AttentionMode> modes;        // the modes shown, in order
   std::vector<std::vector<model::AttentionMap>> maps;  // per mode, per head (layer-major)
   double beta = 0;

@@ -11,6 +11,7 @@
 
 #include "io/file_util.h"
 #include "util/error.h"
+#include "util/symbols.h"
 
 namespace softhat::io {
 namespace {
@@ -36,7 +37,7 @@ std::string shape_string(const std::vector<std::int64_t>& shape) { return fmt::f
 ordered_json config_to_json(const model::ModelConfig& c) {
   ordered_json j;
   j["format_version"] = c.format_version;
-  j["alphabet"] = c.alphabet;
+  j["alphabet"] = sym::encode(c.alphabet);  // UTF-8, one code point per symbol (version 2)
   j["d_model"] = c.d_model;
   j["residual_labels"] = c.residual_labels;
   j["position_features"] = ordered_json::array();
@@ -45,8 +46,8 @@ ordered_json config_to_json(const model::ModelConfig& c) {
   j["readout"] = {{"coordinate", c.readout.coordinate}, {"threshold", c.readout.threshold}};
   if (c.transducer) {
     j["transducer"] = {{"coordinates", c.transducer->coordinates},
-                       {"symbols", c.transducer->symbols},
-                       {"default", std::string(1, c.transducer->default_symbol)},
+                       {"symbols", sym::encode(c.transducer->symbols)},
+                       {"default", sym::encode(c.transducer->default_symbol)},
                        {"threshold", c.transducer->threshold}};
   }
   j["layers"] = ordered_json::array();
@@ -83,6 +84,28 @@ std::int64_t integer(const json& v, std::int64_t lo, std::int64_t hi, const std:
 int small_int(const json& v, const std::string& what) {
   return static_cast<int>(integer(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), what));
 }
+
+// Symbols stored in the configuration as text: UTF-8 with one code point per
+// symbol (version 2, declared as symbols here), or ASCII with one byte per
+// symbol (version 1, which could hold nothing else).
+std::string symbols(const json& v, int version, const std::string& what) {
+  const std::string text = v.get<std::string>();
+  if (version == 1) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (static_cast<unsigned char>(text[i]) >= 0x80) {
+        throw InputError(fmt::format("model configuration: {} has a non-ASCII byte at {}, which format version 1 "
+                                     "cannot hold",
+                                     what, i));
+      }
+    }
+    return text;
+  }
+  try {
+    return sym::declare(text);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("model configuration: {}: {}", what, e.what()));
+  }
+}
 }  // namespace
 
 model::ModelConfig config_from_json(const json& j) {
@@ -94,7 +117,7 @@ model::ModelConfig config_from_json(const json& j) {
                                    "upgrade softhat",
                                    c.format_version, model::kFormatVersion));
     }
-    c.alphabet = j.at("alphabet").get<std::string>();
+    c.alphabet = symbols(j.at("alphabet"), c.format_version, "the alphabet");
     c.d_model = small_int(j.at("d_model"), "d_model");
     c.residual_labels = j.at("residual_labels").get<std::vector<std::string>>();
     for (const auto& f : j.at("position_features")) c.position_features.push_back(model::parse_position_feature(f.get<std::string>()));
@@ -106,8 +129,8 @@ model::ModelConfig config_from_json(const json& j) {
       const json& t = j.at("transducer");
       model::TransducerReadout tr;
       for (const json& v : t.at("coordinates")) tr.coordinates.push_back(small_int(v, "transducer coordinate"));
-      tr.symbols = t.at("symbols").get<std::string>();
-      const std::string def = t.at("default").get<std::string>();
+      tr.symbols = symbols(t.at("symbols"), c.format_version, "the transducer symbols");
+      const std::string def = symbols(t.at("default"), c.format_version, "the transducer default");
       if (def.size() != 1) throw InputError("model configuration: transducer default must be one symbol");
       tr.default_symbol = def[0];
       tr.threshold = t.at("threshold").get<double>();
@@ -130,6 +153,7 @@ model::ModelConfig config_from_json(const json& j) {
     }
     if (j.contains("notes")) c.notes = j.at("notes").get<std::map<std::string, std::string>>();
     c.validate();
+    c.format_version = model::kFormatVersion;  // read: now a current configuration (written back as version 2)
   } catch (const json::exception& e) {
     throw InputError(fmt::format("model configuration: {}", e.what()));
   } catch (const std::invalid_argument& e) {

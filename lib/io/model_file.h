@@ -5,7 +5,10 @@
 //
 // Tensor names follow the PyTorch convention (model/transformer.h); the
 // header's "__metadata__" holds {"format": "pt", "softhat.format_version":
-// "1", "softhat.config": <the configuration as a JSON string>}.
+// "2", "softhat.config": <the configuration as a JSON string>}. The
+// configuration's alphabet and transducer symbols are UTF-8, one code point
+// per symbol; reading declares them (util/symbols.h). Version 1 files (ASCII
+// alphabets, one byte per symbol) are still read.
 //
 // Reading refuses, with a message naming the problem and never crashing: a
 // truncated file, a header that lies about sizes or offsets, unknown dtypes,

@@ -9,6 +9,7 @@
 #include "logic/parse.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "util/symbols.h"
 
 namespace softhat::io {
 
@@ -18,13 +19,36 @@ WordFormat parse_word_format(const std::string& name) {
   throw InputError(fmt::format("unknown format '{}' (known: tsv, jsonl)", name));
 }
 
-std::optional<std::string> check_word(std::string_view word, std::string_view alphabet) {
-  for (std::size_t i = 0; i < word.size(); ++i) {
-    const char c = word[i];
-    if (alphabet.find(c) != std::string_view::npos) continue;
-    const std::string shown = c > ' ' && c < 0x7f ? fmt::format("'{}'", c)
-                                                  : fmt::format("byte 0x{:02x}", static_cast<unsigned char>(c));
-    return fmt::format("symbol {} at {} is not in the alphabet {}", shown, i + 1, logic::alphabet_set(alphabet));
+std::optional<std::string> decode_word(std::string_view text, std::string_view alphabet, std::string& codes) {
+  codes.clear();
+  codes.reserve(text.size());
+  auto outside = [&](const std::string& shown) {
+    return fmt::format("symbol {} at {} is not in the alphabet {}", shown, codes.size() + 1,
+                       logic::alphabet_set(alphabet));
+  };
+  for (std::size_t pos = 0; pos < text.size();) {
+    const char c = text[pos];
+    if (static_cast<unsigned char>(c) < 0x80) {
+      if (alphabet.find(c) == std::string_view::npos) {
+        return outside(c > ' ' && c < 0x7f ? fmt::format("'{}'", c)
+                                           : fmt::format("byte 0x{:02x}", static_cast<unsigned char>(c)));
+      }
+      codes += c;
+      ++pos;
+      continue;
+    }
+    const auto d = sym::decode_one(text, pos);
+    if (!d) {
+      return fmt::format("invalid UTF-8 at byte {} (0x{:02x})", pos + 1, static_cast<unsigned char>(c));
+    }
+    const std::optional<char> code = sym::find(d->code_point);
+    if (!code || alphabet.find(*code) == std::string_view::npos) {
+      const std::string name = sym::code_point_name(d->code_point);
+      return outside(sym::not_a_symbol(d->code_point) ? name
+                                                      : fmt::format("'{}' ({})", sym::utf8(d->code_point), name));
+    }
+    codes += *code;
+    pos += d->length;
   }
   return std::nullopt;
 }
@@ -35,12 +59,24 @@ std::string json_line(const nlohmann::ordered_json& j) {
 
 bool read_line(std::istream& in, std::string& line, std::size_t max_length, std::size_t& length) {
   // By hand rather than std::getline: a line without an end (a 10 GB stream
-  // with no newline) must not be held in memory whole.
+  // with no newline) must not be held in memory whole. Lengths count
+  // symbols: a UTF-8 sequence is one (its continuation bytes are kept with
+  // it), and so is every byte that is not part of one.
   line.clear();
   length = 0;
   std::streambuf* buf = in.rdbuf();
   bool any = false;
-  bool cr = false;  // a '\r' seen last and not yet stored
+  bool cr = false;          // a '\r' seen last and not yet stored
+  int continuations = 0;    // continuation bytes the last lead byte announced
+  auto put = [&](unsigned char b) {
+    if ((b & 0xC0) == 0x80 && continuations > 0) {
+      --continuations;  // part of the symbol before
+    } else {
+      ++length;
+      continuations = b >= 0xC2 && b <= 0xF4 ? (b >= 0xF0 ? 3 : b >= 0xE0 ? 2 : 1) : 0;
+    }
+    if (length <= max_length) line.push_back(static_cast<char>(b));
+  };
   for (;;) {
     const int c = buf->sbumpc();
     if (c == std::char_traits<char>::eof()) {
@@ -49,14 +85,10 @@ bool read_line(std::istream& in, std::string& line, std::size_t max_length, std:
     }
     any = true;
     if (c == '\n') break;
-    if (cr) {
-      if (line.size() < max_length) line.push_back('\r');
-      ++length;
-    }
+    if (cr) put('\r');
     cr = c == '\r';
     if (cr) continue;
-    if (line.size() < max_length) line.push_back(static_cast<char>(c));
-    ++length;
+    put(static_cast<unsigned char>(c));
   }
   return any;
 }
@@ -65,7 +97,7 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_v
                               bool emit_state, std::size_t max_length,
                               const std::function<model::RunResult(std::string_view)>& classify) {
   StreamSummary summary;
-  std::string line;
+  std::string line, codes;
   std::size_t length = 0;
   while (read_line(in, line, max_length, length)) {
     throw_if_interrupted();
@@ -73,14 +105,14 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_v
     std::optional<std::string> error;
     if (length > max_length) {
       error = fmt::format("the word has {} symbols, more than --max-length {}", length, max_length);
-      line = line.substr(0, 32) + "...";
+      line = std::string(sym::utf8_prefix(line, 32)) + "...";
     } else {
-      error = check_word(line, alphabet);
+      error = decode_word(line, alphabet, codes);
     }
     std::optional<model::RunResult> result;
     if (!error) {
       try {
-        result = classify(line);
+        result = classify(codes);
       } catch (const std::invalid_argument& e) {
         error = e.what();
       } catch (const std::runtime_error& e) {
@@ -89,6 +121,7 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_v
     }
     if (error) {
       if (!summary.errors++) summary.first_error_line = summary.lines;
+      line = sym::escape_invalid(line);  // the record stays valid UTF-8
       if (format == WordFormat::kTsv) {
         out << line << "\tERROR\t" << *error << '\n';
       } else {
@@ -101,14 +134,14 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_v
     }
     const model::RunResult& r = *result;
     if (format == WordFormat::kTsv) {
-      if (r.output) out << line << '\t' << *r.output << '\n';
+      if (r.output) out << line << '\t' << sym::encode(*r.output) << '\n';
       else out << line << (r.accepted ? "\tTRUE\n" : "\tFALSE\n");
       continue;
     }
     nlohmann::ordered_json j;
     j["word"] = line;
     if (r.output) {
-      j["output"] = *r.output;
+      j["output"] = sym::encode(*r.output);
       j["min_symbol_margin"] = r.min_symbol_margin;  // null for the empty word
     } else {
       j["accepted"] = r.accepted;

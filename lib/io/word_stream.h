@@ -1,8 +1,10 @@
 // Streaming classification of words read one per line (architecture.md,
 // command-line contract): '\r' before the newline is dropped, an empty line
 // is the empty word, output keeps the input's order one line per line, and a
-// bad word (a symbol outside the alphabet) yields an error record on its own
-// line while the stream goes on.
+// bad word (a symbol outside the alphabet, bytes that are not UTF-8) yields
+// an error record on its own line while the stream goes on. Lines are UTF-8,
+// one code point per symbol (util/symbols.h); the word echoed in an error
+// record has its invalid bytes written as \xNN, so every record is UTF-8.
 //
 //   tsv:   word<TAB>TRUE|FALSE          (MLRegTest's format)
 //          word<TAB>OUTPUT              (transducers: one output symbol per input symbol)
@@ -29,9 +31,13 @@ WordFormat parse_word_format(const std::string& name);
 // One JSONL record: compact, invalid UTF-8 replaced rather than thrown on.
 std::string json_line(const nlohmann::ordered_json& record);
 
-// Checks that every symbol is in the alphabet; returns the error message
-// ("symbol 'c' at 3 is not in the alphabet {a,b}", positions from 1) or nullopt.
-std::optional<std::string> check_word(std::string_view word, std::string_view alphabet);
+// Decodes a UTF-8 word into symbol codes (`codes`) and checks that every
+// symbol is in the alphabet (codes); returns the error message or nullopt.
+// Positions count from 1: "symbol 'c' at 3 is not in the alphabet {a,b}"
+// (the 3rd symbol), "symbol 'ǖ' (U+01D6) at 2 is not in the alphabet
+// {a,á,b}", "symbol byte 0x00 at 2 ...", "invalid UTF-8 at byte 5 (0xff)"
+// (the 5th byte).
+std::optional<std::string> decode_word(std::string_view text, std::string_view alphabet, std::string& codes);
 
 struct StreamSummary {
   std::size_t lines = 0;
@@ -40,12 +46,13 @@ struct StreamSummary {
 };
 
 // Reads one line (without its '\n' and a '\r' before it) into `line`,
-// keeping at most `max_length` bytes; `length` receives the line's full
-// length. False at the end of the input with nothing read.
+// keeping the bytes of at most `max_length` symbols; `length` receives the
+// line's full length in symbols (UTF-8 sequences, and each byte outside
+// one). False at the end of the input with nothing read.
 bool read_line(std::istream& in, std::string& line, std::size_t max_length, std::size_t& length);
 
-// Classifies every line of `in` with `classify` and writes one record per
-// line to `out`. Per-line errors (bad symbols, a line longer than
+// Classifies every line of `in` with `classify` (which receives the word's
+// symbol codes) and writes one record per line to `out`. Per-line errors (bad symbols, a line longer than
 // max_length symbols, or classify throwing std::invalid_argument or
 // std::runtime_error) become error records; a too-long line is echoed as its
 // first 32 bytes and "...".

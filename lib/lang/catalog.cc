@@ -11,7 +11,9 @@
 #include <toml++/toml.h>
 
 #include "lang/builtin_files.h"
+#include "logic/parse.h"
 #include "util/error.h"
+#include "util/symbols.h"
 
 namespace softhat::lang {
 namespace {
@@ -87,6 +89,11 @@ LanguageSpec parse_language_toml(std::string_view text, const std::string& path)
   spec.source = path;
   spec.name = *string_field(table, "name", path, true);
   spec.alphabet = *string_field(table, "alphabet", path, true);
+  try {
+    spec.alphabet = logic::declare_alphabet(spec.alphabet);  // UTF-8 -> symbol codes (util/symbols.h)
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", table.get("alphabet") ? at_line(path, *table.get("alphabet")) : path, e.what()));
+  }
   spec.formula = string_field(table, "formula", path, false);
   spec.regex = string_field(table, "regex", path, false);
   spec.automaton = string_field(table, "automaton", path, false);
@@ -114,7 +121,7 @@ LanguageSpec parse_language_toml(std::string_view text, const std::string& path)
     }
     const std::string where = at_line(path, *node);
     spec.checker = CheckerSpec{*string_field(*checker, "kind", where, true),
-                               *string_field(*checker, "symbols", where, true)};
+                               sym::declare(*string_field(*checker, "symbols", where, true))};
   }
   return spec;
 }

@@ -7,6 +7,7 @@
 #include "automata/monoid.h"
 #include "logic/parse.h"
 #include "logic/print.h"
+#include "util/symbols.h"
 
 namespace softhat::lang {
 
@@ -20,7 +21,7 @@ std::string format_catalog_table(const Catalog& catalog) {
   std::string out = fmt::format("{:<24} {:<10} {:<13} {:<11} {:<22} {}\n", "name", "alphabet", "class", "fragment",
                                 "sources", "description");
   for (const Language& l : catalog.languages()) {
-    out += fmt::format("{:<24} {:<10} {:<13} {:<11} {:<22} {}\n", l.name(), l.alphabet(), l.spec.language_class,
+    out += fmt::format("{:<24} {:<10} {:<13} {:<11} {:<22} {}\n", l.name(), sym::encode(l.alphabet()), l.spec.language_class,
                        fragment_of(l), fmt::format("{}", fmt::join(l.sources(), ",")), l.spec.description);
   }
   return out;
@@ -84,7 +85,7 @@ std::string describe_automaton(const Language& l) {
       out += "star-free    yes (the transition monoid is aperiodic)\n";
     } else {
       out += fmt::format("star-free    no: w = \"{}\" has w^{} != w^{} in the monoid (period {})\n",
-                         m.witness->word, m.witness->index, m.witness->index + 1, m.witness->period);
+                         sym::encode(m.witness->word), m.witness->index, m.witness->index + 1, m.witness->period);
     }
   } catch (const automata::LimitError& e) {
     out += fmt::format("dfa          not built: {}\n", e.what());

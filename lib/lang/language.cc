@@ -7,6 +7,7 @@
 #include "logic/parse.h"
 #include "task/khop.h"
 #include "util/error.h"
+#include "util/symbols.h"
 
 namespace softhat::lang {
 
@@ -63,7 +64,7 @@ Language build_language(LanguageSpec spec) {
   if (spec.checker) {
     for (char c : spec.checker->symbols) {
       if (spec.alphabet.find(c) == std::string::npos) {
-        fail(fmt::format("language '{}': checker symbol '{}' is not in the alphabet", spec.name, c));
+        fail(fmt::format("language '{}': checker symbol '{}' is not in the alphabet", spec.name, sym::encode(c)));
       }
     }
   }

@@ -31,7 +31,10 @@ struct TaskSpec {
   int hops = 1;
 };
 
-// The raw fields, as written in a catalogue file.
+// The raw fields, as written in a catalogue file. Except: the alphabet and
+// the checker's symbols are symbol codes (util/symbols.h); whoever reads
+// them as UTF-8 text (catalogue files, --alphabet) declares them with
+// logic::declare_alphabet, and build_language validates them.
 struct LanguageSpec {
   std::string name;
   std::string alphabet;

@@ -2,10 +2,25 @@
 
 #include <fmt/format.h>
 
+#include "logic/parse.h"
 #include "task/khop.h"
 #include "util/error.h"
 
 namespace softhat::lang {
+
+namespace {
+// --alphabet's symbols (UTF-8) as symbol codes, declaring new ones;
+// `context` starts the message of a bad one.
+std::string declared_alphabet(const std::string& alphabet, const std::string& context) {
+  try {
+    return logic::declare_alphabet(alphabet);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(fmt::format("{}: {}", context, e.what()));
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", context, e.what()));
+  }
+}
+}  // namespace
 
 std::vector<Language> select_languages(const Catalog& catalog, const Selection& s) {
   std::vector<Language> out;
@@ -19,7 +34,8 @@ std::vector<Language> select_languages(const Catalog& catalog, const Selection& 
     if (s.alphabet && s.alphabet_size) throw InputError("give --alphabet or --alphabet-size, not both");
     LanguageSpec spec;
     spec.name = fmt::format("{}-{}", *s.task, *s.hops);
-    spec.alphabet = s.alphabet ? *s.alphabet : task::letters(s.alphabet_size.value_or(4));
+    spec.alphabet = s.alphabet ? declared_alphabet(*s.alphabet, fmt::format("command line: task '{}'", spec.name))
+                               : task::letters(s.alphabet_size.value_or(4));
     spec.task = TaskSpec{*s.task, *s.hops};
     spec.language_class = "transduction";
     spec.source = "command line";
@@ -31,7 +47,7 @@ std::vector<Language> select_languages(const Catalog& catalog, const Selection& 
     if (!s.alphabet) throw InputError("--formula needs --alphabet (e.g. --alphabet ab)");
     LanguageSpec spec;
     spec.name = "command-line";
-    spec.alphabet = *s.alphabet;
+    spec.alphabet = declared_alphabet(*s.alphabet, "command line: language 'command-line'");
     spec.formula = s.formula;
     spec.regex = s.regex;
     spec.source = "command line";

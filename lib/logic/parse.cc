@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "logic/print.h"
+#include "util/error.h"
+#include "util/symbols.h"
 
 namespace softhat::logic {
 namespace {
@@ -122,6 +124,7 @@ class Parser {
       case '\'': return lex_quoted(pos);
       default: break;
     }
+    if (static_cast<unsigned char>(c) >= 0x80) lex_non_ascii(pos);
     if (is_word_char(c)) {
       std::size_t end = pos;
       while (end < text_.size() && is_word_char(text_[end])) ++end;
@@ -140,6 +143,50 @@ class Parser {
     throw ParseError(pos, fmt::format("unexpected {} at {}, expected a formula", describe_char(c), pos));
   }
 
+  // A code point outside ASCII where a token starts: symbols other than
+  // lowercase ASCII letters and digits are only written quoted.
+  [[noreturn]] void lex_non_ascii(std::size_t pos) const {
+    const auto d = sym::decode_one(text_, pos);
+    if (!d) {
+      throw ParseError(pos, fmt::format("invalid UTF-8 at {} (byte 0x{:02x})", pos,
+                                        static_cast<unsigned char>(text_[pos])));
+    }
+    if (sym::not_a_symbol(d->code_point)) {
+      throw ParseError(pos, fmt::format("unexpected {} at {} ({}), expected a formula",
+                                        sym::code_point_name(d->code_point), pos, sym::not_a_symbol(d->code_point)));
+    }
+    const std::string shown = sym::utf8(d->code_point);
+    throw ParseError(pos, fmt::format("unexpected '{}' at {}: symbols other than lowercase ASCII letters and digits "
+                                      "are written quoted, as '{}'",
+                                      shown, pos, shown));
+  }
+
+  // The code of the non-ASCII symbol quoted at text_[k] (the quote at pos);
+  // `length` receives its UTF-8 length.
+  char quoted_code(std::size_t pos, std::size_t k, std::size_t& length) const {
+    const auto d = sym::decode_one(text_, k);
+    if (!d) {
+      throw ParseError(pos, fmt::format("invalid UTF-8 at {} (byte 0x{:02x}) in the quoted symbol at {}", k,
+                                        static_cast<unsigned char>(text_[k]), pos));
+    }
+    length = d->length;
+    if (const char* why = sym::not_a_symbol(d->code_point)) {
+      throw ParseError(pos, fmt::format("quoted symbol at {} is {}, {}, not a printable symbol", pos,
+                                        sym::code_point_name(d->code_point), why));
+    }
+    if (auto code = sym::find(d->code_point)) return *code;
+    if (options_.alphabet) {
+      // Never declared: in no alphabet, so not in this one.
+      throw ParseError(pos, fmt::format("symbol '{}' at {} is not in the alphabet {}", sym::utf8(d->code_point), pos,
+                                        alphabet_set(*options_.alphabet)));
+    }
+    try {
+      return sym::intern(d->code_point);  // syntax alone (no alphabet): any symbol
+    } catch (const InputError& e) {
+      throw ParseError(pos, fmt::format("{} at {}", e.what(), pos));
+    }
+  }
+
   Token lex_quoted(std::size_t pos) const {
     Token t;
     t.kind = Tok::kQuoted;
@@ -147,7 +194,10 @@ class Parser {
     std::size_t k = pos + 1;
     if (k >= text_.size()) throw ParseError(pos, fmt::format("unterminated quoted symbol at {}", pos));
     char sym = text_[k];
-    if (sym == '\\') {
+    std::size_t sym_len = 1;
+    if (static_cast<unsigned char>(sym) >= 0x80) {
+      sym = quoted_code(pos, k, sym_len);
+    } else if (sym == '\\') {
       ++k;
       if (k >= text_.size() || (text_[k] != '\'' && text_[k] != '\\')) {
         throw ParseError(pos, fmt::format("bad escape in quoted symbol at {}: only '\\'' and '\\\\' exist",
@@ -161,7 +211,7 @@ class Parser {
                                         "other than space",
                                         pos, describe_char(sym)));
     }
-    ++k;
+    k += sym_len;
     if (k >= text_.size() || text_[k] != '\'') {
       throw ParseError(pos, fmt::format("unterminated quoted symbol at {}, expected a closing quote", pos));
     }
@@ -324,7 +374,7 @@ class Parser {
 
   Formula make_letter(char c, std::size_t pos) const {
     if (options_.alphabet && options_.alphabet->find(c) == std::string::npos) {
-      throw ParseError(pos, fmt::format("symbol '{}' at {} is not in the alphabet {}", c, pos,
+      throw ParseError(pos, fmt::format("symbol '{}' at {} is not in the alphabet {}", sym::encode(c), pos,
                                         alphabet_set(*options_.alphabet)));
     }
     return letter(c);
@@ -450,21 +500,52 @@ void validate_alphabet(std::string_view alphabet) {
   if (alphabet.empty()) throw std::invalid_argument("the alphabet is empty");
   for (std::size_t i = 0; i < alphabet.size(); ++i) {
     const char c = alphabet[i];
-    if (!is_printable(c)) {
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      const char32_t cp = sym::code_point(c);
+      if (cp == 0xFFFD) {
+        throw std::invalid_argument(fmt::format("alphabet symbol code 0x{:02x} at {} was never declared",
+                                                static_cast<unsigned char>(c), i));
+      }
+      if (const char* why = sym::not_a_symbol(cp)) {
+        const bool mark = std::string_view(why) == "a combining mark";
+        throw std::invalid_argument(fmt::format(
+            "alphabet symbol {} at {} is {}, not a printable symbol{}", sym::code_point_name(cp), i, why,
+            mark ? " (softhat does not normalize: write the precomposed letter, e.g. U+00E1 for a + U+0301)" : ""));
+      }
+    } else if (!is_printable(c)) {
       throw std::invalid_argument(fmt::format(
           "alphabet character {} at {} is not printable ASCII other than space", describe_char(c), i));
     }
     if (alphabet.find(c) != i) {
-      throw std::invalid_argument(fmt::format("alphabet repeats '{}' at {}", c, i));
+      throw std::invalid_argument(fmt::format("alphabet repeats '{}' at {}", sym::encode(c), i));
     }
   }
+}
+
+std::string declare_alphabet(std::string_view text) {
+  std::string codes;
+  codes.reserve(text.size());
+  for (std::size_t pos = 0; pos < text.size();) {
+    const auto d = sym::decode_one(text, pos);
+    if (!d) {
+      throw InputError(fmt::format("alphabet has invalid UTF-8 at byte {} (0x{:02x})", pos,
+                                   static_cast<unsigned char>(text[pos])));
+    }
+    try {
+      codes += d->code_point < 0x80 ? static_cast<char>(d->code_point) : sym::intern(d->code_point);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("alphabet: {}", e.what()));
+    }
+    pos += d->length;
+  }
+  return codes;
 }
 
 std::string alphabet_set(std::string_view alphabet) {
   std::string out = "{";
   for (std::size_t i = 0; i < alphabet.size(); ++i) {
     if (i) out += ',';
-    out += alphabet[i];
+    out += sym::encode(alphabet[i]);
   }
   return out + "}";
 }

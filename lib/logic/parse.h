@@ -7,6 +7,10 @@
 // directly followed by '*', '+', '-' or a comparison; always letters as the
 // operand of '#' (and of unary operators after '#'); letters otherwise.
 //
+// The text is UTF-8: a quoted symbol may be any printable code point ('á'),
+// read as its symbol code (util/symbols.h); bare letters are ASCII only.
+// Offsets in errors are byte offsets of the text.
+//
 // Nesting is limited (ParseOptions::max_depth) so that pathological input
 // (100,000 nested parentheses or Y) gets a clear error instead of a stack
 // overflow here or in any recursive pass over the formula later.
@@ -33,8 +37,8 @@ class ParseError : public std::runtime_error {
 };
 
 struct ParseOptions {
-  // Allowed symbols; nullopt accepts any symbol (used only by tests that
-  // exercise syntax alone).
+  // Allowed symbols (symbol codes); nullopt accepts any symbol, declaring
+  // quoted non-ASCII ones (used only by tests that exercise syntax alone).
   std::optional<std::string> alphabet;
   std::size_t max_depth = 1000;
   // Longest formula text, in bytes: a formula is typed by a person; a longer
@@ -45,10 +49,22 @@ struct ParseOptions {
 Formula parse(std::string_view text, const ParseOptions& options);
 Formula parse(std::string_view text, std::string_view alphabet);
 
-// Throws std::invalid_argument with a message if the alphabet is empty, has a
-// duplicate, or has a character that is not printable ASCII other than space.
+// Alphabets are strings of symbol codes (util/symbols.h): one byte per
+// symbol, ASCII symbols as themselves. ParseOptions::alphabet is one; the
+// formula text is UTF-8, and a quoted non-ASCII symbol ('á') is its code.
+
+// The symbol codes of an alphabet written as UTF-8 text (a catalogue file,
+// --alphabet), declaring its code points (sym::intern). Only invalid UTF-8
+// ("alphabet has invalid UTF-8 at byte 2 (0xff)", offsets from 0) and a full
+// code table are errors here (InputError); validate_alphabet checks the
+// symbols.
+std::string declare_alphabet(std::string_view text);
+// Throws std::invalid_argument, naming the symbol and its index (from 0), if
+// the alphabet (symbol codes) is empty, repeats a symbol, or has a symbol
+// that is not printable: an ASCII control or space, or a code point that
+// sym::not_a_symbol refuses (a control, a space, a combining mark, ...).
 void validate_alphabet(std::string_view alphabet);
-// "{a,b}"
+// "{a,á,b}" (UTF-8)
 std::string alphabet_set(std::string_view alphabet);
 
 }  // namespace softhat::logic

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "util/symbols.h"
+
 namespace softhat::model {
 
 std::string PositionFeature::name() const {
@@ -54,7 +56,7 @@ std::string describe_config(const ModelConfig& c) {
     if (c.layers[l].ffn_hidden > 0) out += fmt::format("    ffn: {} hidden units\n", c.layers[l].ffn_hidden);
   }
   if (c.transducer) out += fmt::format("  output: one symbol per position from {} coordinates, '{}' if none >= {}\n",
-                                       c.transducer->coordinates.size(), c.transducer->default_symbol,
+                                       c.transducer->coordinates.size(), sym::encode(c.transducer->default_symbol),
                                        c.transducer->threshold);
   else out += fmt::format("  accept iff coordinate {} ({}) >= {}\n", c.readout.coordinate,
                           c.readout.coordinate < static_cast<int>(c.residual_labels.size())
@@ -104,13 +106,15 @@ int ModelConfig::position_width() const {
 
 void ModelConfig::validate() const {
   auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
-  if (format_version != kFormatVersion) {
-    fail(fmt::format("format version {} is not supported (this softhat reads version {})", format_version,
-                     kFormatVersion));
+  if (format_version < kOldestFormatVersion || format_version > kFormatVersion) {
+    fail(fmt::format("format version {} is not supported (this softhat reads versions {} to {})", format_version,
+                     kOldestFormatVersion, kFormatVersion));
   }
   if (alphabet.empty()) fail("the model's alphabet is empty");
   for (std::size_t i = 0; i < alphabet.size(); ++i) {
-    if (alphabet[i] <= ' ' || alphabet[i] >= 0x7f || alphabet.find(alphabet[i]) != i) {
+    const auto u = static_cast<unsigned char>(alphabet[i]);
+    const bool bad = u < 0x80 ? u <= ' ' || u == 0x7f : sym::not_a_symbol(sym::code_point(alphabet[i])) != nullptr;
+    if (bad || alphabet.find(alphabet[i]) != i) {
       fail(fmt::format("the model's alphabet has a bad or repeated symbol at {}", i));
     }
   }

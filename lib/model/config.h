@@ -90,16 +90,20 @@ struct Readout {
 // the largest value, if that value is >= threshold; else default_symbol.
 struct TransducerReadout {
   std::vector<int> coordinates;
-  std::string symbols;  // one per coordinate
+  std::string symbols;  // one per coordinate (symbol codes)
   char default_symbol = '~';
   double threshold = 0.5;
 };
 
-inline constexpr int kFormatVersion = 1;
+// The model file's format version (docs/model-format.md). 2: the alphabet
+// and the transducer symbols are UTF-8 text, one code point per symbol. 1
+// (still read): ASCII alphabets only, one byte per symbol.
+inline constexpr int kFormatVersion = 2;
+inline constexpr int kOldestFormatVersion = 1;
 
 struct ModelConfig {
   int format_version = kFormatVersion;
-  std::string alphabet;
+  std::string alphabet;  // symbol codes (util/symbols.h); token k is the k-th symbol
   int d_model = 1;
   std::vector<std::string> residual_labels;  // one per residual coordinate
   std::vector<PositionFeature> position_features;

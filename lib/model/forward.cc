@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "util/symbols.h"
+
 namespace softhat::model {
 
 void MarginStats::add_row(double target_mass, double gap, double beta) {
@@ -566,8 +568,10 @@ struct Prepared {
       const int tok = t.token(word[i]);
       if (tok < 0) {
         throw std::invalid_argument(fmt::format("symbol {} at {} is not in the model's alphabet",
-                                                word[i] > ' ' && word[i] < 0x7f
-                                                    ? fmt::format("'{}'", word[i])
+                                                (word[i] > ' ' && word[i] < 0x7f) ||
+                                                        (static_cast<unsigned char>(word[i]) >= 0x80 &&
+                                                         sym::code_point(word[i]) != 0xFFFD)
+                                                    ? fmt::format("'{}'", sym::encode(word[i]))
                                                     : fmt::format("0x{:02x}", static_cast<unsigned char>(word[i])),
                                                 i + 1));
       }

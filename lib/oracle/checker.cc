@@ -9,12 +9,13 @@
 
 #include "util/error.h"
 #include "util/random.h"
+#include "util/symbols.h"
 
 namespace softhat::oracle {
 
 Checker::Checker(std::string kind, std::string symbols) : kind_(std::move(kind)), symbols_(std::move(symbols)) {
   auto need = [&](bool ok, const char* what) {
-    if (!ok) throw InputError(fmt::format("checker '{}': symbols \"{}\" {}", kind_, symbols_, what));
+    if (!ok) throw InputError(fmt::format("checker '{}': symbols \"{}\" {}", kind_, sym::encode(symbols_), what));
   };
   for (std::size_t i = 0; i < symbols_.size(); ++i) {
     need(symbols_.find(symbols_[i]) == i, "repeat a symbol");
@@ -233,6 +234,6 @@ std::optional<std::string> Checker::sample_border_positive(std::mt19937_64& rng,
   return std::nullopt;
 }
 
-std::string Checker::describe() const { return fmt::format("{}({})", kind_, symbols_); }
+std::string Checker::describe() const { return fmt::format("{}({})", kind_, sym::encode(symbols_)); }
 
 }  // namespace softhat::oracle

@@ -17,6 +17,7 @@
 #include "task/khop.h"
 #include "util/error.h"
 #include "util/random.h"
+#include "util/symbols.h"
 #include "util/version.h"
 #include "verify/sample_words.h"
 
@@ -72,7 +73,7 @@ LanguagePage language_page(const lang::Language& language, const ReportOptions& 
   h += fmt::format("<p><a href=\"index.html\">all languages</a></p>\n<h1>{}</h1>\n<p>{}</p>\n",
                    xml_escape(language.name()), xml_escape(language.spec.description));
   h += "<h2>Language</h2>\n<table>\n";
-  h += row({"alphabet", xml_escape(language.alphabet())});
+  h += row({"alphabet", xml_escape(sym::encode(language.alphabet()))});
   h += row({"class", xml_escape(language.spec.language_class)});
   if (language.formula) {
     h += row({"formula", "<code>" + xml_escape(language.spec.formula.value_or("")) + "</code>"});
@@ -120,7 +121,7 @@ LanguagePage language_page(const lang::Language& language, const ReportOptions& 
                      num(r.min_scaled_gap), num(r.min_output_margin));
   }
   h += "</table>\n";
-  if (v.shortest) h += "<p class=\"bad\">shortest disagreement: <code>" + xml_escape(v.shortest->word) + "</code></p>\n";
+  if (v.shortest) h += "<p class=\"bad\">shortest disagreement: <code>" + xml_escape(sym::encode(v.shortest->word)) + "</code></p>\n";
 
   // Temperature sweep.
   sweep::SweepOptions so;

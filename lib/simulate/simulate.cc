@@ -8,6 +8,7 @@
 
 #include "verify/words.h"
 #include "util/interrupt.h"
+#include "util/symbols.h"
 
 namespace softhat::simulate {
 
@@ -278,7 +279,7 @@ std::string format_simulate_report(const SimulateReport& rep) {
                        bisected ? fmt::format(" {:>10}", r.empirical_beta ? num(*r.empirical_beta) : "-") : "");
     if (r.first_disagreement) {
       const std::string& w = *r.first_disagreement;
-      out += fmt::format("       first softmax/AHAT disagreement: '{}'{}\n", w.substr(0, 60),
+      out += fmt::format("       first softmax/AHAT disagreement: '{}'{}\n", sym::encode(w.substr(0, 60)),
                          w.size() > 60 ? fmt::format("... ({} symbols; all of it in --json)", w.size()) : "");
     }
   }
@@ -330,7 +331,7 @@ nlohmann::ordered_json simulate_report_json(const SimulateReport& rep) {
       row["ahat_oracle"] = r.ahat_oracle;
       row["softmax_oracle"] = r.softmax_oracle;
     }
-    if (r.first_disagreement) row["first_disagreement"] = *r.first_disagreement;
+    if (r.first_disagreement) row["first_disagreement"] = sym::encode(*r.first_disagreement);
     if (r.empirical_beta) row["empirical_beta"] = *r.empirical_beta;
     for (const model::HeadGap& g : r.heads) {
       row["heads"].push_back({{"layer", g.layer},

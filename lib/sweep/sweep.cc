@@ -12,6 +12,7 @@
 #include "simulate/simulate.h"
 #include "task/khop.h"
 #include "util/random.h"
+#include "util/symbols.h"
 #include "verify/check.h"
 #include "verify/sample_words.h"
 #include "verify/words.h"
@@ -121,12 +122,12 @@ SweepReport sweep_subject(const model::Transformer& model, const lang::Language*
   const auto words = [&](std::size_t n) {
     std::vector<std::string> out;
     if (language && language->is_task()) {
-      std::mt19937_64 rng = derived_rng(plan.seed, "sweep-task:" + alphabet, n);
+      std::mt19937_64 rng = derived_rng(plan.seed, "sweep-task:" + sym::encode(alphabet), n);
       for (std::size_t i = 0; i < plan.words; ++i) out.push_back(task::khop_word(rng, alphabet, n));
     } else if (language) {
       out = verify::balanced_words(*language, n, plan.words, plan.seed);  // border positives, near misses
     } else {
-      std::mt19937_64 rng = derived_rng(plan.seed, "sweep-model:" + alphabet, n);
+      std::mt19937_64 rng = derived_rng(plan.seed, "sweep-model:" + sym::encode(alphabet), n);
       for (std::size_t i = 0; i < plan.words; ++i) out.push_back(verify::random_word(rng, alphabet, n, i));
     }
     if (plan.adversarial) {

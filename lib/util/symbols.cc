@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -178,5 +179,74 @@ std::string describe(char code) {
   if (u < 0x20 || u == 0x7F) return fmt::format("'\\x{:02x}'", u);
   return fmt::format("'{}'", code);
 }
+
+const char* not_a_symbol(char32_t cp) {
+  auto in = [cp](char32_t lo, char32_t hi) { return cp >= lo && cp <= hi; };
+  if (!symbol_code_point(cp)) return "not a Unicode scalar value";
+  if (cp < 0x20 || cp == 0x7F || in(0x80, 0x9F)) return "a control character";
+  if (cp == 0x20 || cp == 0xA0 || cp == 0x1680 || in(0x2000, 0x200A) || cp == 0x2028 || cp == 0x2029 ||
+      cp == 0x202F || cp == 0x205F || cp == 0x3000) {
+    return "a space";
+  }
+  if (cp == 0xAD || cp == 0x180E || in(0x200B, 0x200F) || in(0x202A, 0x202E) || in(0x2060, 0x2064) ||
+      in(0x2066, 0x206F) || cp == 0xFEFF) {
+    return "an invisible format character";
+  }
+  if (in(0x0300, 0x036F) || in(0x1AB0, 0x1AFF) || in(0x1DC0, 0x1DFF) || in(0x20D0, 0x20FF) || in(0xFE20, 0xFE2F)) {
+    return "a combining mark";
+  }
+  if (in(0xFDD0, 0xFDEF) || (cp & 0xFFFE) == 0xFFFE) return "a noncharacter";
+  if (cp == 0xFFFD) return "the replacement character";
+  return nullptr;
+}
+
+std::size_t count_code_points(std::string_view text) {
+  std::size_t n = 0;
+  for (std::size_t pos = 0; pos < text.size(); ++n) {
+    auto d = decode_one(text, pos);
+    pos += d ? d->length : 1;
+  }
+  return n;
+}
+
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t end = 0;
+  for (std::size_t pos = 0; pos < text.size();) {
+    auto d = decode_one(text, pos);
+    const std::size_t next = pos + (d ? d->length : 1);
+    if (next > max_bytes) break;
+    end = pos = next;
+  }
+  return text.substr(0, end);
+}
+
+std::string escape_invalid(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t pos = 0; pos < text.size();) {
+    if (auto d = decode_one(text, pos)) {
+      out.append(text.substr(pos, d->length));
+      pos += d->length;
+    } else {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[pos]));
+      ++pos;
+    }
+  }
+  return out;
+}
+
+bool CodePointLess::operator()(std::string_view a, std::string_view b) const {
+  const std::size_t n = std::min(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] == b[i]) continue;
+    const char32_t x = code_point(a[i]), y = code_point(b[i]);
+    if (x != y) return x < y;
+    return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);  // two undeclared codes
+  }
+  return a.size() < b.size();
+}
+
+std::size_t declared() { return count.load(std::memory_order_acquire); }
 
 }  // namespace softhat::sym

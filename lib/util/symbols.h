@@ -67,4 +67,31 @@ std::string code_point_name(char32_t code_point);
 // How to show one code in a message: 'a', 'ǎ', or a hex escape for controls.
 std::string describe(char code);
 
+// Why a code point cannot be a symbol of an alphabet, or nullptr if it can.
+// Symbols are printable: not a control character (C0, DEL, C1), not a space
+// (ASCII or Unicode white space), not an invisible format character (zero
+// width spaces and joiners, direction marks, the byte order mark), not a
+// combining mark (U+0300..U+036F and the other combining blocks: softhat does
+// not normalize, so "á" must be the precomposed U+00E1), not a noncharacter.
+const char* not_a_symbol(char32_t code_point);
+
+// The number of code points of `text` (invalid bytes count one each).
+std::size_t count_code_points(std::string_view text);
+// The longest prefix of `text` of at most max_bytes bytes that does not cut a
+// UTF-8 sequence in two.
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes);
+// `text` as valid UTF-8 for echoing: every byte that is not part of a valid
+// sequence is written as the four characters \xNN (lower-case hex).
+std::string escape_invalid(std::string_view text);
+
+// Orders words (codes) by code point, symbol by symbol, so that sorted sets
+// of words do not depend on the order in which codes were given out. For
+// ASCII words this is the byte order.
+struct CodePointLess {
+  bool operator()(std::string_view a, std::string_view b) const;
+};
+
+// How many non-ASCII code points are declared (tests).
+std::size_t declared();
+
 }  // namespace softhat::sym

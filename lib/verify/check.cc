@@ -8,6 +8,7 @@
 #include "automata/dfa.h"
 #include "logic/eval.h"
 #include "util/error.h"
+#include "util/symbols.h"
 #include "verify/sample_words.h"
 #include "verify/words.h"
 
@@ -160,7 +161,7 @@ std::string format_check_reports(const std::vector<CheckReport>& reports) {
       verdicts.push_back(fmt::format("{}={}", r.sources[i], r.shortest->verdicts[i] ? "TRUE" : "FALSE"));
     }
     out += fmt::format("DISAGREE {}: {} of {} words; shortest \"{}\" ({})\n", r.language, r.disagreements,
-                       r.words, r.shortest->word, fmt::join(verdicts, ", "));
+                       r.words, sym::encode(r.shortest->word), fmt::join(verdicts, ", "));
   }
   out += fmt::format("{} languages, {} skipped, {} words, {} disagreements, {} languages disagree\n",
                      reports.size() - skipped, skipped, words, disagreements, failing);

@@ -2,6 +2,7 @@
 
 #include "corpus/generate.h"
 #include "util/random.h"
+#include "util/symbols.h"
 #include "verify/words.h"
 
 namespace softhat::verify {
@@ -19,7 +20,7 @@ std::vector<std::string> balanced_words(const lang::Language& language, std::siz
   for (const corpus::Example& e : c.splits[0]) {
     if (words.size() < samples) words.push_back(e.word);
   }
-  std::mt19937_64 rng = derived_rng(seed, language.alphabet(), length);
+  std::mt19937_64 rng = derived_rng(seed, sym::encode(language.alphabet()), length);  // seeds never depend on codes
   for (std::uint64_t k = 0; words.size() < samples; ++k) words.push_back(random_word(rng, language.alphabet(), length, k));
   return words;
 }

@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/random.h"
+#include "util/symbols.h"
 #include "verify/sample_words.h"
 #include "verify/words.h"
 
@@ -150,7 +151,7 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
   for (std::size_t n : options.lengths) {
     std::vector<std::string> words;
     if (report.task) {
-      std::mt19937_64 rng = derived_rng(options.seed, "task-words:" + language.alphabet(), n);
+      std::mt19937_64 rng = derived_rng(options.seed, "task-words:" + sym::encode(language.alphabet()), n);
       for (std::size_t i = 0; i < options.samples; ++i) {
         // Mostly the task generator's words (no equal neighbours), every fourth uniform.
         words.push_back(i % 4 == 3 ? random_word(rng, language.alphabet(), n, 0)
@@ -263,7 +264,8 @@ std::string format_verify_reports(const std::vector<VerifyReport>& reports) {
   for (const VerifyReport& r : reports) {
     if (r.ok() || !r.task) continue;
     out += fmt::format("DISAGREE {}: {} of {} words; shortest \"{}\" (transformer={}, oracle={})\n", r.language,
-                       r.disagreements, r.words, r.shortest->word, r.shortest->outputs[0], r.shortest->outputs[1]);
+                       r.disagreements, r.words, sym::encode(r.shortest->word), sym::encode(r.shortest->outputs[0]),
+                       sym::encode(r.shortest->outputs[1]));
   }
   for (const VerifyReport& r : reports) {
     if (r.ok() || r.task) continue;
@@ -272,7 +274,7 @@ std::string format_verify_reports(const std::vector<VerifyReport>& reports) {
       v.push_back(fmt::format("{}={}", r.sources[i], r.shortest->verdicts[i] ? "TRUE" : "FALSE"));
     }
     out += fmt::format("DISAGREE {}: {} of {} words; shortest \"{}\" ({})\n", r.language, r.disagreements, r.words,
-                       r.shortest->word, fmt::join(v, ", "));
+                       sym::encode(r.shortest->word), fmt::join(v, ", "));
   }
   out += fmt::format("{} languages verified, {} skipped, {} words, {} disagreements, {} languages disagree\n",
                      verified, reports.size() - verified, words, disagreements, failing);
@@ -319,8 +321,13 @@ nlohmann::ordered_json verify_reports_json(const std::vector<VerifyReport>& repo
       }
     }
     if (r.shortest) {
-      l["shortest_disagreement"] = {{"word", r.shortest->word}, {"row", r.shortest_row}, {"index", r.shortest_index}};
-      if (r.task) l["shortest_disagreement"]["outputs"] = r.shortest->outputs;
+      l["shortest_disagreement"] = {
+          {"word", sym::encode(r.shortest->word)}, {"row", r.shortest_row}, {"index", r.shortest_index}};
+      if (r.task) {
+        std::vector<std::string> outputs;
+        for (const std::string& o : r.shortest->outputs) outputs.push_back(sym::encode(o));
+        l["shortest_disagreement"]["outputs"] = outputs;
+      }
       else l["shortest_disagreement"]["verdicts"] = r.shortest->verdicts;
     }
     j["languages"].push_back(l);
@@ -406,7 +413,7 @@ MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards) {
       }
       if (l.contains("shortest_disagreement")) {
         const nlohmann::json& d = l.at("shortest_disagreement");
-        const std::string word = d.at("word").get<std::string>();
+        const std::string word = sym::declare(d.at("word").get<std::string>());  // UTF-8 -> codes
         const int row = d.at("row").get<int>();
         const std::uint64_t index = d.at("index").get<std::uint64_t>();
         const bool better = !r.shortest || word.size() < r.shortest->word.size() ||
@@ -414,7 +421,9 @@ MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards) {
                              (row < r.shortest_row || (row == r.shortest_row && index < r.shortest_index)));
         if (better) {
           Disagreement dis{word, {}, {}};
-          if (r.task) dis.outputs = d.at("outputs").get<std::vector<std::string>>();
+          if (r.task) {
+            for (const auto& o : d.at("outputs")) dis.outputs.push_back(sym::declare(o.get<std::string>()));
+          }
           else dis.verdicts = d.at("verdicts").get<std::vector<bool>>();
           r.shortest = dis;
           r.shortest_row = row;

@@ -85,7 +85,7 @@ def write(name, data):
 def catalog(name, text):
     d = path(name)
     os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, "lang.toml"), "w") as f:
+    with open(os.path.join(d, "lang.toml"), "w", encoding="utf-8") as f:
         f.write(text)
     return d
 
@@ -125,6 +125,16 @@ case(12, "formula", "DFA over the state limit", ["--max-states", "100", "generat
 case(47, "formula", "a 11,110-state cycle: the monoid budget (analyze goes on)", A + ["mod(11110,21)"], 0,
      r"monoid       not computed: the transition monoid needs more than 200000000 state steps",
      record=lambda out: next((l for l in out.decode().splitlines() if l.startswith("monoid")), ""))
+case(50, "formula", "a bare non-ASCII symbol (write it quoted)", ["analyze", "--alphabet", "a\u00e1b", "--formula",
+     "\u00e1 S b"], 2, r"unexpected '\u00e1' at 0: symbols other than lowercase ASCII letters and digits are written "
+     r"quoted, as '\u00e1'")
+case(51, "formula", "invalid UTF-8 in a formula", A + ["a & \udcff"], 2, r"invalid UTF-8 at 4 \(byte 0xff\)",
+     command="softhat analyze --alphabet ab --formula $'a & \\xff'")
+case(52, "formula", "a combining mark in the alphabet (no normalization)",
+     ["analyze", "--alphabet", "ba\u0301", "--formula", "b"], 2,
+     r"alphabet symbol U\+0301 at 2 is a combining mark, not a printable symbol")
+case(53, "formula", "an alphabet that is not UTF-8", ["analyze", "--alphabet", "a\udcff", "--formula", "a"], 2,
+     r"alphabet has invalid UTF-8 at byte 1 \(0xff\)", command="softhat analyze --alphabet $'a\\xff' --formula a")
 # ---------------------------------------------------------------- regexes
 case(13, "regex", "invalid RE2 regex", ["verify", "--formula", "O a", "--alphabet", "ab", "--regex", "[ab"], 2,
      r"regex.*missing \]")
@@ -140,6 +150,9 @@ case(17, "catalogue", "TOML syntax error",
      ["--catalog", catalog("c4", HEAD + 'alphabet = "ab\nformula = "a"\n'), "list"], 2, r"lang\.toml:5:\d+: Error while parsing string")
 case(18, "catalogue", "missing catalogue folder", ["--catalog", path("nowhere"), "list"], 2, r"Directory does not exist")
 case(19, "catalogue", "unknown language", ["verify", "no-such-language"], 2, r"no-such-language")
+case(54, "catalogue", "a non-ASCII symbol repeated in the alphabet",
+     ["--catalog", catalog("c5", HEAD + 'alphabet = "\u00e1\u00e9\u00e1"\nformula = "\'\u00e1\'"\nregex = "\u00e1"\n'),
+      "list"], 2, r"lang\.toml: language 'x': alphabet repeats '\u00e1' at 2")
 # ---------------------------------------------------------------- flags
 case(20, "flags", "reversed length range", ["generate", "contains-ab", "--lengths", "5-3"], 2, r"5-3")
 case(21, "flags", "malformed beta expression", ["classify", "contains-ab", "--beta", "3*(n+"], 2, r"beta")
@@ -150,8 +163,9 @@ case(23, "words", "symbol outside the alphabet (stream goes on)", C, 2, r"symbol
      stdin=b"ab\nabc\nba\n", out_lines=["ab\tTRUE", "abc\tERROR\tsymbol 'c' at 3 is not in the alphabet {a,b}", "ba\tFALSE"],
      record=tsv_error)
 case(24, "words", "NUL byte in a word", C, 2, r"symbol byte 0x00 at 2", stdin=b"ab\na\x00b\nab\n", record=tsv_error)
-case(25, "words", "invalid UTF-8 (jsonl stays valid JSON)", C + ["--format", "jsonl"], 2, r"byte 0xff at 1",
-     stdin=b"\xff\xfe\nab\n", record=lambda out: out.decode("utf-8").splitlines()[0])
+case(25, "words", "invalid UTF-8 (jsonl stays valid JSON)", C + ["--format", "jsonl"], 2,
+     r"invalid UTF-8 at byte 1 \(0xff\)", stdin=b"\xff\xfe\nab\n",
+     record=lambda out: out.decode("utf-8").splitlines()[0])
 case(26, "words", "CRLF line ends (accepted, \\r dropped)", C, 0, r"^$", stdin=b"ab\r\nba\r\n",
      out_lines=["ab\tTRUE", "ba\tFALSE"])
 case(27, "words", "a 100 MB line (length limit; later lines processed)", C, 2,
@@ -162,6 +176,14 @@ case(28, "words", "empty input", C, 0, r"^$", stdin=b"", out_lines=[])
 case(29, "words", "a word over the memory limit", ["--max-memory", "1MB"] + C, 2,
      r"a word of 100000 symbols needs about [\d.]+ MiB in the engine, over the limit of 1\.0 MiB \(raise --max-memory\)",
      stdin=b"a" * 100000 + b"\nab\n", record=tsv_error)
+U = ["classify", "--formula", "'\u00e1' S b", "--alphabet", "a\u00e1b"]
+case(48, "words", "a non-ASCII symbol outside the alphabet (stream goes on)", U, 2,
+     r"symbol '\u01ce' \(U\+01CE\) at 2 is not in the alphabet \{a,\u00e1,b\}",
+     stdin="b\u01ce\nb\u00e1\n".encode(), record=tsv_error, command="softhat classify --formula \"'\u00e1' S b\" --alphabet a\u00e1b",
+     out_lines=["b\u01ce\tERROR\tsymbol '\u01ce' (U+01CE) at 2 is not in the alphabet {a,\u00e1,b}", "b\u00e1\tTRUE"])
+case(49, "words", "a truncated UTF-8 sequence (echoed as \\xNN)", U, 2, r"invalid UTF-8 at byte 2 \(0xc3\)",
+     stdin=b"b\xc3\nb\xc3\xa1\n", record=tsv_error, command="softhat classify --formula \"'\u00e1' S b\" --alphabet a\u00e1b",
+     out_lines=["b\\xc3\tERROR\tinvalid UTF-8 at byte 2 (0xc3)", "b\u00e1\tTRUE"])
 # ---------------------------------------------------------------- model files
 model = path("m.safetensors")
 assert run(["compile", "contains-ab", "-o", model])[0] == 0
@@ -211,6 +233,15 @@ big_cfg = header.replace('\\"ffn_hidden\\":2,', '\\"ffn_hidden\\":2000000000,', 
 case(37, "model", "configuration larger than the data",
      ["run", "--model", write("cfg.safetensors", struct.pack("<Q", len(big_cfg)) + big_cfg.encode() + good[8 + hlen:])], 2,
      r"model configuration: layer 0: ffn_hidden 2000000000 is out of range")
+newer = header.replace('\\"format_version\\":2', '\\"format_version\\":3', 1)
+case(55, "model", "a newer format version (3)",
+     ["run", "--model", write("v3.safetensors", struct.pack("<Q", len(newer)) + newer.encode() + good[8 + hlen:])], 2,
+     r"the file's format version 3 is newer than this softhat reads \(2\); upgrade softhat")
+v1 = header.replace('\\"format_version\\":2', '\\"format_version\\":1', 1).replace(
+    '\\"alphabet\\":\\"ab\\"', '\\"alphabet\\":\\"a\u00e1\\"', 1).encode()
+case(56, "model", "format version 1 with a non-ASCII alphabet",
+     ["run", "--model", write("v1.safetensors", struct.pack("<Q", len(v1)) + v1 + good[8 + hlen:])], 2,
+     r"the alphabet has a non-ASCII byte at 1, which format version 1 cannot hold")
 # ---------------------------------------------------------------- output files
 plain = write("plain-file", "x")
 case(38, "output", "output folder under a regular file", ["generate", "contains-ab", "--lengths", "1-3", "--out",
@@ -296,13 +327,13 @@ for cid, area, title, command, code, message in sorted(results):
     table.append(f"| {cid} | {area} | {esc(title)} | `{esc(command)}` | {code} | {esc(message)} |")
 generated = "\n".join(table) + "\n"
 begin, end = "<!-- matrix:begin (tests/errors/matrix.py --update writes this table) -->\n", "<!-- matrix:end -->"
-doc = open(DOCS).read()
+doc = open(DOCS, encoding="utf-8").read()
 if begin not in doc or end not in doc:
     sys.exit(f"{DOCS} lacks the matrix markers")
 current = doc[doc.index(begin) + len(begin):doc.index(end)]
 if current != generated:
     if UPDATE:
-        open(DOCS, "w").write(doc[:doc.index(begin) + len(begin)] + generated + doc[doc.index(end):])
+        open(DOCS, "w", encoding="utf-8").write(doc[:doc.index(begin) + len(begin)] + generated + doc[doc.index(end):])
         print(f"updated {DOCS}")
     else:
         failures.append((0, "docs/errors.md", ["the table differs from the observed messages; run matrix.py --update"]))

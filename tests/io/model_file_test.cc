@@ -133,9 +133,9 @@ TEST_CASE("model file: every corruption is refused with its message", "[io]") {
         "m.safetensors: no softhat configuration in __metadata__ (not a softhat model file?)");
   CHECK(error_of(with_header(good, [](nlohmann::json& h) {
           auto c = nlohmann::json::parse(h["__metadata__"]["softhat.config"].get<std::string>());
-          c["format_version"] = 2;
+          c["format_version"] = 3;
           h["__metadata__"]["softhat.config"] = c.dump();
-        })) == "m.safetensors: the file's format version 2 is newer than this softhat reads (1); upgrade softhat");
+        })) == "m.safetensors: the file's format version 3 is newer than this softhat reads (2); upgrade softhat");
   CHECK(error_of(with_header(good, [](nlohmann::json& h) {
           auto c = nlohmann::json::parse(h["__metadata__"]["softhat.config"].get<std::string>());
           c["d_model"] = 99;

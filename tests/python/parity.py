@@ -6,7 +6,9 @@ usage: parity.py --cli SOFTHAT --make-models TOOL --workdir DIR --backend numpy|
 Compares, per word, the final residual vector at position n (C++ `run
 --format jsonl --emit-state`) with the Python forward pass, in softmax and in
 hard mode; fails if the max abs difference exceeds 1e-9 or a decision
-differs. Exits 77 (skipped, with the reason printed) only when the backend's
+differs. Words are Python strs over the model's alphabet (one code point per
+symbol), sent as UTF-8; the random and compiled models include non-ASCII
+alphabets. Exits 77 (skipped, with the reason printed) only when the backend's
 package is not installed.
 """
 import argparse
@@ -19,6 +21,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 
 TOL = 1e-9
+UTF8 = {"text": True, "encoding": "utf-8"}  # whatever the locale
+UNICODE_FORMULAS = [("'á' S b", "aáb"), ("(a | 'ǎ') & Y 'é' | #'é' > #a", "aǎéè"), ("O 'ó' -> X '中'", "xó中")]
 
 
 def main():
@@ -43,17 +47,24 @@ def main():
     os.makedirs(args.workdir, exist_ok=True)
     subprocess.run([args.make_models, args.workdir, str(args.models), "7"], check=True)
     paths = [os.path.join(args.workdir, f"random_{k}.safetensors") for k in range(args.models)]
+    paths += [os.path.join(args.workdir, f"unicode_{k}.safetensors") for k in range(3)]
     paths += args.extra_model
     # Every compilable catalogue language, in both position-embedding modes.
     catalogue = {}
-    listing = subprocess.run([args.cli, "list"], capture_output=True, text=True, check=True).stdout.splitlines()[1:]
+    listing = subprocess.run([args.cli, "list"], capture_output=True, check=True, **UTF8).stdout.splitlines()[1:]
     for name in (line.split()[0] for line in listing):
         for pe in ("bounded", "unbounded"):
             path = os.path.join(args.workdir, f"{name}-{pe}.safetensors")
-            c = subprocess.run([args.cli, "compile", name, "--pe", pe, "-o", path], capture_output=True, text=True)
+            c = subprocess.run([args.cli, "compile", name, "--pe", pe, "-o", path], capture_output=True, **UTF8)
             if c.returncode == 0:
                 catalogue[path] = (name, pe)
     paths += list(catalogue)
+    # Compiled formulas over non-ASCII alphabets (MLRegTest's vowels with accents).
+    for k, (formula, alphabet) in enumerate(UNICODE_FORMULAS):
+        path = os.path.join(args.workdir, f"unicode-formula-{k}.safetensors")
+        subprocess.run([args.cli, "compile", "--formula", formula, "--alphabet", alphabet, "-o", path],
+                       capture_output=True, check=True, **UTF8)
+        paths.append(path)
     rng = random.Random(1234)
     passed = failed = 0
     worst = 0.0
@@ -64,17 +75,18 @@ def main():
         module = sm.torch_module(model) if args.backend == "torch" else None
         for mode in ("softmax", "hard"):
             out = subprocess.run([args.cli, "run", "--model", path, "--format", "jsonl", "--emit-state",
-                                  "--mode", mode], input="\n".join(words) + "\n", capture_output=True, text=True)
+                                  "--mode", mode], input="\n".join(words) + "\n", capture_output=True, **UTF8)
             if out.returncode != 0:
                 print(f"FAIL {path} {mode}: softhat run exited {out.returncode}: {out.stderr.strip()}")
                 failed += 1
                 continue
             records = [json.loads(line) for line in out.stdout.splitlines()]
             assert len(records) == len(words), (len(records), len(words))
+            assert [r["word"] for r in records] == words, "run echoed other words"
             if path in catalogue and mode == "softmax":
                 name, pe = catalogue[path]
                 cls = subprocess.run([args.cli, "classify", name, "--pe", pe], input="\n".join(words) + "\n",
-                                     capture_output=True, text=True, check=True)
+                                     capture_output=True, check=True, **UTF8)
                 if "transducer" in model.config:
                     verdicts = [line.split("\t")[1] for line in cls.stdout.splitlines()]
                     expected = [r["output"] for r in records]
