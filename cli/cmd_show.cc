@@ -2,7 +2,11 @@
 #include <memory>
 #include <ostream>
 
+#include <fmt/format.h>
+
+#include "cascade/derive.h"
 #include "cli/command.h"
+#include "compile/acceptor.h"
 #include "lang/describe.h"
 
 namespace softhat::cli {
@@ -10,11 +14,21 @@ namespace softhat::cli {
 void setup_show(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("show", "show one language: formula, structure, fragment, oracles");
   auto selection = std::make_shared<lang::Selection>();
-  add_selection(sub, *selection, true);
+  add_selection(sub, *selection);
   sub->callback([&runner, selection] {
     runner = [selection](Context& ctx) {
       for (const lang::Language& language : lang::select_languages(ctx.load_catalog(), *selection)) {
         ctx.out << lang::describe_language(language);
+        if (!compile::defined_by_automaton(language)) continue;
+        // The formula derived from the automaton, shared subformulas named.
+        try {
+          const cascade::Derived d = compile::derive_language_formula(language);
+          ctx.out << fmt::format("derived      {}\n", cascade::describe_cascade(d));
+          ctx.out << "derived formula (" << d.route << " route; every named subformula is one residual coordinate):\n";
+          ctx.out << cascade::print_definitions(d);
+        } catch (const cascade::NotStarFree& e) {
+          ctx.out << fmt::format("derived      - ({})\n", e.what());
+        }
       }
       return 0;
     };

@@ -152,7 +152,7 @@ class Builder {
 // Exact: the state is q at i iff q was entered at the last j ≤ i that
 // entered it and every later letter loops at q, or q is the start and every
 // letter so far loops at it.
-bool partially_ordered(const automata::Dfa& dfa) {
+bool is_partially_ordered(const automata::Dfa& dfa) {
   const std::size_t n = dfa.states(), k = dfa.alphabet.size();
   std::vector<int> indegree(n, 0);
   for (std::size_t q = 0; q < n; ++q) {
@@ -361,6 +361,8 @@ std::optional<std::string> disagreement(Formula root, const automata::Dfa& dfa, 
 
 }  // namespace
 
+bool partially_ordered(const automata::Dfa& dfa) { return is_partially_ordered(dfa); }
+
 std::optional<std::string> first_difference(const automata::Dfa& a, const automata::Dfa& b) {
   if (a.alphabet != b.alphabet) throw std::logic_error("first_difference: different alphabets");
   const std::size_t k = a.alphabet.size();
@@ -385,9 +387,11 @@ std::optional<std::string> first_difference(const automata::Dfa& a, const automa
   return std::nullopt;
 }
 
-Derived derive_formula(const automata::Dfa& minimal, const Limits& limits, bool prove) {
+Derived derive_formula(const automata::Dfa& minimal, const Limits& limits, bool prove, Route route) {
   Derived out;
-  if (partially_ordered(minimal)) {
+  const bool ordered = route == Route::kOrdered || (route == Route::kAuto && is_partially_ordered(minimal));
+  if (ordered) {
+    if (!is_partially_ordered(minimal)) throw std::logic_error("derive_formula: the DFA is not partially ordered");
     out = ordered_formula(minimal);
   } else {
     Cascade c = holonomy(minimal, limits);

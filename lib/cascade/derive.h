@@ -50,7 +50,15 @@ struct Derived {
 // to `minimal` by a product search; a difference is a std::logic_error naming
 // the shortest differing word (an internal error: a bug, never a silent wrong
 // model). Throws NotStarFree, LimitError, Interrupted.
-Derived derive_formula(const automata::Dfa& minimal, const Limits& limits = {}, bool prove = true);
+// `route`: automatic (partially ordered DFAs take the per-state route, the
+// others the holonomy cascade), or one forced (the tests compare them;
+// "ordered" needs a partially ordered DFA).
+enum class Route { kAuto, kHolonomy, kOrdered };
+Derived derive_formula(const automata::Dfa& minimal, const Limits& limits = {}, bool prove = true,
+                       Route route = Route::kAuto);
+
+// Whether every cycle of the DFA is a self-loop.
+bool partially_ordered(const automata::Dfa& dfa);
 
 // The shortest (then first in alphabet order) word on which two complete DFAs
 // over the same alphabet differ, or nullopt when they are equivalent.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cascade/derive.h"
 #include "compile/dyck.h"
 #include "compile/khop.h"
 #include "util/error.h"
@@ -12,14 +13,35 @@
 namespace softhat::compile {
 
 bool has_acceptor(const lang::Language& language) {
-  return language.formula.has_value() || language.spec.construction.has_value() || language.is_task();
+  return language.formula.has_value() || language.spec.construction.has_value() || language.is_task() ||
+         defined_by_automaton(language);
+}
+
+bool defined_by_automaton(const lang::Language& language) {
+  return !language.formula && !language.spec.construction && !language.is_task() &&
+         (language.regex.has_value() || language.automaton.has_value());
+}
+
+cascade::Derived derive_language_formula(const lang::Language& language) {
+  std::optional<automata::Dfa> dfa = lang::regular_dfa(language);
+  if (!dfa) throw InputError(fmt::format("language '{}' has no automaton to derive a formula from", language.name()));
+  try {
+    return cascade::derive_formula(*dfa);
+  } catch (const cascade::NotStarFree& e) {
+    throw cascade::NotStarFree(fmt::format("language '{}': {}; no transformer of this kind recognizes it",
+                                           language.name(), e.what()),
+                               e.witness);
+  }
 }
 
 std::optional<double> proven_beta(const lang::Language& language, const CompileOptions& options, std::int64_t n) {
   const double m = static_cast<double>(n + 1);
   if (language.is_task()) return std::log(5.0) * m;
-  if (!language.formula) return std::nullopt;
-  const Plan plan = plan_formula(*language.formula, language.alphabet(), options.pe, options.c);
+  std::optional<cascade::Derived> derived;
+  if (defined_by_automaton(language)) derived = derive_language_formula(language);
+  if (!language.formula && !derived) return std::nullopt;
+  const Plan plan = derived ? plan_formula(derived->formula, language.alphabet(), options.pe, options.c, &derived->names)
+                            : plan_formula(*language.formula, language.alphabet(), options.pe, options.c);
   bool temporal = false, sign = false;
   for (const PlannedLayer& layer : plan.layers) {
     for (const PlannedHead& h : layer.heads) {
@@ -39,6 +61,14 @@ std::optional<double> proven_beta(const lang::Language& language, const CompileO
 Acceptor build_acceptor(const lang::Language& language, const CompileOptions& options) {
   if (language.formula) {
     return {compile_formula(*language.formula, language.alphabet(), options).model, "formula"};
+  }
+  if (defined_by_automaton(language)) {
+    const cascade::Derived derived = derive_language_formula(language);
+    CompileOptions named = options;
+    named.names = &derived.names;
+    return {compile_formula(derived.formula, language.alphabet(), named).model,
+            fmt::format("{} ({} route, proved equal to its minimal DFA)", language.regex ? "regex" : "automaton",
+                        derived.route)};
   }
   if (language.is_task()) {
     return {build_khop(language.alphabet(), language.spec.task->hops), "construction khop"};

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "cascade/derive.h"
 #include "compile/compiler.h"
 #include "lang/language.h"
 
@@ -21,8 +22,17 @@ struct Acceptor {
 // Throws InputError if the language has neither a formula nor a construction.
 Acceptor build_acceptor(const lang::Language& language, const CompileOptions& options);
 
-// Whether build_acceptor() can build one.
+// Whether build_acceptor() can build one (for a language defined by a regex
+// or an automaton alone: if it is star-free; build_acceptor refuses it with
+// cascade::NotStarFree otherwise).
 bool has_acceptor(const lang::Language& language);
+
+// A language with no formula, construction or task, defined by its regex or
+// automaton: its transformer is compiled from the formula derived from its
+// minimal DFA (cascade/derive.h), proved equal to that DFA first.
+bool defined_by_automaton(const lang::Language& language);
+// That formula. Throws cascade::NotStarFree (exit 2) with a witness.
+cascade::Derived derive_language_formula(const lang::Language& language);
 
 // The smallest inverse temperature at length n for which the construction's
 // own proof guarantees exact verdicts at every word of the length, where the

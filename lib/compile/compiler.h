@@ -25,6 +25,7 @@ inline constexpr double kDefaultC = 3.0;
 struct CompileOptions {
   PeMode pe = PeMode::kBounded;
   double c = kDefaultC;
+  const logic::Names* names = nullptr;  // labels for a formula DAG (plan_formula)
 };
 
 struct Compiled {

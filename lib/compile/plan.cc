@@ -254,14 +254,22 @@ class Builder {
   std::unordered_map<std::string, int> memo_;
 };
 
-std::string sub_label(logic::Formula f) { return "sub:" + logic::to_string(f); }
+// How a subformula is written in labels: in full, or, for a formula DAG with
+// named shared subformulas (automata, cascade/derive.h), by its name, with
+// named parts abbreviated.
+std::string text_of(logic::Formula f, const logic::Names* names) {
+  if (!names) return logic::to_string(f);
+  if (auto it = names->find(f); it != names->end()) return it->second;
+  return logic::to_string(f, *names);
+}
 
 }  // namespace
 
-Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, double c) {
+Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, double c, const logic::Names* names) {
+  auto sub_label = [names](logic::Formula f) { return "sub:" + text_of(f, names); };
   Plan plan;
   plan.alphabet = alphabet;
-  plan.formula = logic::to_string(root);
+  plan.formula = names ? logic::to_string(root, *names) : logic::to_string(root);
   plan.pe = pe;
   plan.c = c;
   Builder b(plan);
@@ -293,7 +301,7 @@ Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, d
   std::function<int(logic::Formula)> build = [&](logic::Formula f) -> int {
     if (auto it = b.done.find(f); it != b.done.end()) return it->second;
     const logic::Node& n = *f;
-    const std::string label = logic::to_string(f);
+    const std::string label = text_of(f, names);
     auto kid = [&](int k) { return build(n.kids[k]); };
     auto negation = [&](logic::Formula g) { return b.glue(GlueKind::kNot, {build(g)}, sub_label(logic::not_(g))); };
     int out = -1;
@@ -322,7 +330,7 @@ Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, d
       case Op::kSince: out = b.temporal(true, kid(0), kid(1), label); break;
       case Op::kHistorically: {
         const logic::Formula inner = logic::once(logic::not_(n.kids[0]));
-        const int o = b.temporal(true, plan.one, negation(n.kids[0]), logic::to_string(inner));
+        const int o = b.temporal(true, plan.one, negation(n.kids[0]), text_of(inner, names));
         out = b.glue(GlueKind::kNot, {o}, "sub:" + label);
         break;
       }
@@ -337,7 +345,7 @@ Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, d
       case Op::kUntil: out = b.temporal(false, kid(0), kid(1), label); break;
       case Op::kGlobally: {
         const logic::Formula inner = logic::eventually(logic::not_(n.kids[0]));
-        const int fo = b.temporal(false, plan.one, negation(n.kids[0]), logic::to_string(inner));
+        const int fo = b.temporal(false, plan.one, negation(n.kids[0]), text_of(inner, names));
         out = b.glue(GlueKind::kNot, {fo}, "sub:" + label);
         break;
       }
@@ -352,7 +360,7 @@ Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, d
         LinearForm d;
         auto add_term = [&](const logic::Term& t, double sign) {
           for (const auto& [coef, g] : t.counts) {
-            d.terms.emplace_back(b.count(build(g), logic::to_string(g)), sign * static_cast<double>(coef));
+            d.terms.emplace_back(b.count(build(g), text_of(g, names)), sign * static_cast<double>(coef));
           }
           if (t.constant != 0) d.terms.emplace_back(b.frac_one(), sign * static_cast<double>(t.constant));
         };

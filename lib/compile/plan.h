@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "logic/formula.h"
+#include "logic/print.h"
 #include "util/error.h"
 
 namespace softhat::compile {
@@ -85,7 +86,10 @@ struct Plan {
 };
 
 // Every formula of the contract compiles (counting terms included).
-Plan plan_formula(logic::Formula formula, const std::string& alphabet, PeMode pe, double c);
+// With `names`, residual labels write named subformulas by name (formula DAGs
+// whose trees would be exponentially large).
+Plan plan_formula(logic::Formula formula, const std::string& alphabet, PeMode pe, double c,
+                  const logic::Names* names = nullptr);
 
 
 
