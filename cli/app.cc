@@ -26,12 +26,20 @@ lang::Catalog Context::load_catalog() const {
   return catalog;
 }
 
-void add_selection(CLI::App* app, lang::Selection& s, bool with_regex) {
+void add_language_flags(CLI::App* app, lang::Selection& s) {
+  app->add_option("--formula", s.formula, "a formula typed here (formula-language.md)");
+  app->add_option("--regex", s.regex, "an RE2 regex: alone (with --alphabet) the language itself, with --formula an "
+                                      "oracle for it");
+  app->add_option("--att", s.att, "acceptors in AT&T/OpenFst text: .att files, or folders of them (one language "
+                                  "per file, named after it)");
+  app->add_option("--alphabet", s.alphabet, "the alphabet of --formula, --regex or --att (--att: default the arcs' "
+                                            "symbols), e.g. ab");
+}
+
+void add_selection(CLI::App* app, lang::Selection& s) {
   app->add_option("languages", s.names, "catalogue languages (see `softhat list`)");
   app->add_flag("--all", s.all, "every catalogue language");
-  app->add_option("--formula", s.formula, "a formula typed here (formula-language.md)");
-  app->add_option("--alphabet", s.alphabet, "the alphabet of --formula, e.g. ab");
-  if (with_regex) app->add_option("--regex", s.regex, "an RE2 regex oracle for --formula");
+  add_language_flags(app, s);
   app->add_option("--task", s.task, "a transduction task typed here: khop (with --hops)")->check(CLI::IsMember({"khop"}));
   app->add_option("--hops,--k", s.hops, "k of --task khop")->check(CLI::Range(1, 64));
   app->add_option("--alphabet-size", s.alphabet_size, "--task: the alphabet a, b, ... of this size (default 4)")
@@ -67,7 +75,7 @@ Subject select_subject(const Context& ctx, const lang::Selection& selection, con
     s.name = model_file;
     return s;
   }
-  s.language = select_one(ctx, selection, false);
+  s.language = select_one(ctx, selection, true);
   s.model = compile::build_acceptor(*s.language, compile.options()).model;
   s.name = s.language->name();
   return s;
@@ -75,10 +83,17 @@ Subject select_subject(const Context& ctx, const lang::Selection& selection, con
 
 int default_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
-lang::Language select_one(const Context& ctx, const lang::Selection& selection, bool need_formula) {
+lang::Language select_one(const Context& ctx, const lang::Selection& selection, bool need_acceptor) {
   if (selection.all || selection.names.size() > 1) throw InputError("this command takes one language");
   std::vector<lang::Language> langs = lang::select_languages(ctx.load_catalog(), selection);
-  if (need_formula && !langs[0].formula) throw InputError(fmt::format("language '{}' has no formula to compile", langs[0].name()));
+  if (langs.size() != 1) {
+    throw InputError(fmt::format("this command takes one language; --att names {} files", langs.size()));
+  }
+  if (need_acceptor && !compile::has_acceptor(langs[0])) {
+    throw InputError(fmt::format("language '{}' has no formula, construction or regular DFA to build a transformer "
+                                 "from",
+                                 langs[0].name()));
+  }
   return std::move(langs[0]);
 }
 

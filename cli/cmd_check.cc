@@ -22,7 +22,7 @@ void setup_check(CLI::App& app, Runner& runner) {
       "check", "compare the formula evaluator with the language's oracles (regex, checker, automaton, the "
                "formula's DFA); exit 1 on any disagreement");
   auto args = std::make_shared<CheckArgs>();
-  add_selection(sub, args->selection, true);
+  add_selection(sub, args->selection);
   auto* max_len = sub->add_option("--max-len", args->max_len,
                                   "check every word up to this length (default: 10 for binary alphabets, "
                                   "fewer for larger ones)");

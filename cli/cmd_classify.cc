@@ -35,7 +35,7 @@ int stream_language(Context& ctx, const lang::Language& language, const CompileA
 void setup_classify(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("classify", "classify words from stdin with the compiled transformer");
   auto args = std::make_shared<Args>();
-  add_selection(sub, args->selection, false);
+  add_selection(sub, args->selection);
   add_compile_options(sub, args->compile, true);
   sub->add_option("--format", args->format, "tsv (word, TRUE/FALSE) or jsonl (with margins)")
       ->check(CLI::IsMember({"tsv", "jsonl"}));
@@ -44,7 +44,7 @@ void setup_classify(CLI::App& app, Runner& runner) {
   sub->add_option("--precision", args->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
-      const lang::Language language = select_one(ctx, args->selection, false);
+      const lang::Language language = select_one(ctx, args->selection, true);
       return stream_language(ctx, language, args->compile, args->format, args->mode, args->precision);
     };
   });

@@ -21,12 +21,12 @@ struct Args {
 void setup_compile(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("compile", "compile a language's formula into a softmax transformer file");
   auto args = std::make_shared<Args>();
-  add_selection(sub, args->selection, false);
+  add_selection(sub, args->selection);
   add_compile_options(sub, args->compile, false);
   sub->add_option("-o,--output", args->output, "the model file to write (.safetensors)")->required();
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
-      const lang::Language language = select_one(ctx, args->selection, false);
+      const lang::Language language = select_one(ctx, args->selection, true);
       const compile::Acceptor a = compile::build_acceptor(language, args->compile.options());
       io::save_model(a.model, args->output);
       int heads = 0;

@@ -33,10 +33,9 @@ void setup_explain(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("explain", "every head's attention on one word: text, or SVG heatmaps");
   auto args = std::make_shared<Args>();
   sub->add_option("positionals", args->positionals, "LANG WORD (a catalogue language and a word), or WORD with "
-                                                     "--model or --formula")
+                                                     "--model, --formula, --regex or --att")
       ->expected(0, 2);
-  sub->add_option("--formula", args->selection.formula, "a formula typed here");
-  sub->add_option("--alphabet", args->selection.alphabet, "the alphabet of --formula");
+  add_language_flags(sub, args->selection);
   add_compile_options(sub, args->compile, true);
   sub->add_option("--model", args->model, "a model file instead of a language");
   auto* word = sub->add_option("--word", args->word, "the word to explain (instead of the positional WORD)");
@@ -48,10 +47,10 @@ void setup_explain(CLI::App& app, Runner& runner) {
     const bool word_flag = word->count() > 0;
     runner = [args, word_flag](Context& ctx) {
       // Positionals: LANG WORD, or WORD alone with --model/--formula (or with --word: LANG alone).
-      const bool bare = !args->model.empty() || args->selection.formula.has_value();
+      const bool bare = !args->model.empty() || args->selection.any();
       const std::size_t want = (bare ? 0 : 1) + (word_flag ? 0 : 1);
       if (args->positionals.size() != want) {
-        throw InputError(bare ? "explain: give the word (explain --model FILE WORD)"
+        throw InputError(bare ? "explain: give the word (explain --model FILE WORD, or --formula/--regex/--att ... WORD)"
                               : "explain: give a language and a word (explain LANG WORD)");
       }
       if (!bare) args->selection.names = {args->positionals[0]};

@@ -43,7 +43,7 @@ void report_shortages(Context& ctx, const corpus::Corpus& c) {
 void setup_generate(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("generate", "generate a labelled corpus (balanced, uniform, with splits)");
   auto args = std::make_shared<Args>();
-  add_selection(sub, args->selection, false);
+  add_selection(sub, args->selection);
   sub->add_option("--lengths", args->lengths, "lengths A-B (one split named 'all')");
   sub->add_option("--split", args->splits, "NAME:A-B, repeatable (e.g. --split train:20-29 --split test:31-50)");
   sub->add_option("--per-length", args->options.per_length, "positives and negatives per length (default 100)");
@@ -63,6 +63,7 @@ void setup_generate(CLI::App& app, Runner& runner) {
       args->options.max_states = automata::default_max_states();
       if (args->selection.all || args->selection.names.size() > 1) throw InputError("generate takes one language");
       const std::vector<lang::Language> langs = lang::select_languages(ctx.load_catalog(), args->selection);
+      if (langs.size() != 1) throw InputError(fmt::format("generate takes one language; --att names {} files", langs.size()));
       const lang::Language& language = langs[0];
       if (!args->lengths.empty()) args->options.splits.push_back(corpus::parse_split(args->lengths));
       for (const std::string& s : args->splits) args->options.splits.push_back(corpus::parse_split(s));

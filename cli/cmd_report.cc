@@ -28,7 +28,7 @@ struct Args {
 void setup_report(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("report", "write one self-contained HTML page per language, and an index");
   auto args = std::make_shared<Args>();
-  add_selection(sub, args->selection, false);
+  add_selection(sub, args->selection);
   add_compile_options(sub, args->compile, false);
   sub->add_option("--out", args->out, "the folder to write (created if needed)")->required();
   sub->add_option("--lengths", args->verify_lengths, "verification lengths besides the exhaustive ones (default 100,1000)");

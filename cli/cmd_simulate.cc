@@ -37,7 +37,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand(
       "simulate", "run a model as an average-hard transformer and under softmax at the theorem's temperature");
   auto args = std::make_shared<Args>();
-  add_selection(sub, args->selection, false);
+  add_selection(sub, args->selection);
   add_compile_options(sub, args->compile, true);
   sub->add_option("--model", args->model, "a model file (.safetensors) instead of a language");
   sub->add_option("--lengths", args->lengths, "lengths, e.g. 0-12,16,1000 (default 0-8,16,32,64,128)");

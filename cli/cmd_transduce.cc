@@ -26,7 +26,7 @@ void setup_transduce(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("transduce", "transduce words from stdin with a task's transformer (khop-2, "
                                                   "or --task khop --hops K --alphabet-size S)");
   auto args = std::make_shared<Args>();
-  add_selection(sub, args->selection, false);
+  add_selection(sub, args->selection);
   add_compile_options(sub, args->compile, true);
   sub->add_option("--format", args->format, "tsv (word, output) or jsonl (with margins)")
       ->check(CLI::IsMember({"tsv", "jsonl"}));

@@ -28,7 +28,7 @@ void setup_verify(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand(
       "verify", "compile each language and compare the transformer with the evaluator and the oracles");
   auto args = std::make_shared<Args>();
-  add_selection(sub, args->selection, true);
+  add_selection(sub, args->selection);
   add_compile_options(sub, args->compile, true);
   auto* max_len = sub->add_option("--max-len", args->max_len,
                                   "check every word up to this length (default: 10 for binary alphabets, 7 for "

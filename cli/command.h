@@ -31,8 +31,13 @@ struct Context {
 
 using Runner = std::function<int(Context&)>;
 
-// Adds `LANG... | --all | --formula F --alphabet A [--regex R]` to a subcommand.
-void add_selection(CLI::App* app, lang::Selection& selection, bool with_regex);
+// Adds `LANG... | --all | --formula F --alphabet A [--regex R] | --regex R
+// --alphabet A | --att FILE|DIR... [--alphabet A] | --task khop --hops K` to a
+// subcommand.
+void add_selection(CLI::App* app, lang::Selection& selection);
+// Only the flags that define a language here: --formula, --regex, --att,
+// --alphabet (for commands with their own positionals, e.g. explain).
+void add_language_flags(CLI::App* app, lang::Selection& selection);
 
 void setup_list(CLI::App& app, Runner& runner);
 void setup_show(CLI::App& app, Runner& runner);
@@ -59,8 +64,10 @@ struct CompileArgs {
 };
 void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta);
 
-// The one language of a single-language command (LANG or --formula/--alphabet).
-lang::Language select_one(const Context& ctx, const lang::Selection& selection, bool need_formula = true);
+// The one language of a single-language command (LANG, --formula, --regex or
+// one --att file). need_acceptor: refuse a language compile::has_acceptor()
+// cannot build a transformer for.
+lang::Language select_one(const Context& ctx, const lang::Selection& selection, bool need_acceptor = true);
 
 // The model a command works on: a model file (--model), or the transformer of
 // one selected language (compiled or constructed). Throws InputError for both.

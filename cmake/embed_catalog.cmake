@@ -1,6 +1,7 @@
 # Writes OUTPUT: a C++ source that embeds every catalogue file given in FILES
-# (a ;-list of absolute paths) relative to SOURCE_DIR. Run at build time, so
-# editing a languages/*.toml file rebuilds the binary's built-in catalogue.
+# (a ;-list of absolute paths: languages/*.toml and the *.att automata they
+# name) relative to SOURCE_DIR. Run at build time, so editing a languages/
+# file rebuilds the binary's built-in catalogue.
 set(body "")
 list(SORT FILES)
 foreach(file IN LISTS FILES)

@@ -1,6 +1,8 @@
 #include "automata/dfa.h"
 
 #include <atomic>
+#include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -11,6 +13,8 @@
 #include <unordered_map>
 
 #include "logic/eval.h"
+#include "logic/parse.h"
+#include "util/symbols.h"
 
 namespace softhat::automata {
 
@@ -386,74 +390,157 @@ Dfa minimize_moore(const Dfa& dfa) {
 
 namespace softhat::automata {
 
-Dfa dfa_from_att(const std::string& text, const std::string& alphabet, std::size_t max_states) {
-  std::map<std::pair<long, char>, std::vector<long>> arcs;
-  std::set<long> finals;
-  long start = -1;
+namespace {
+
+// Splits one line into fields separated by runs of tabs and spaces.
+std::vector<std::string_view> att_fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i == line.size()) break;
+    std::size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
+    out.push_back(line.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+bool is_epsilon_label(std::string_view label) {
+  return label == "<eps>" || label == "<epsilon>" || label == "\xCE\xB5";  // ε, U+03B5
+}
+
+}  // namespace
+
+Dfa dfa_from_att(std::string_view text, const AttSource& source, const std::optional<std::string>& alphabet,
+                 std::size_t max_states) {
   std::size_t line_no = 0;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    std::istringstream fields(line);
-    std::vector<std::string> f;
-    for (std::string t; fields >> t;) f.push_back(t);
-    if (f.empty()) continue;
-    auto state = [&](const std::string& s) {
-      std::size_t used = 0;
-      long v = -1;
+  auto fail = [&](const std::string& what) {
+    throw InputError(fmt::format("{}:{}: {}", source.name, line_no, what));
+  };
+  std::unordered_map<std::uint64_t, std::int32_t> ids;  // state number in the file -> dense id
+  std::vector<std::uint64_t> numbers;                 // dense id -> state number
+  auto state = [&](std::string_view field) -> std::int32_t {
+    std::uint64_t v = 0;
+    bool ok = !field.empty();
+    for (char c : field) ok = ok && c >= '0' && c <= '9';
+    if (!ok) fail(fmt::format("'{}' is not a state number (a non-negative integer)", field));
+    if (field.size() > 18) fail(fmt::format("state number {} is too large (more than 18 digits)", field));
+    for (char c : field) v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    auto it = ids.find(v);
+    if (it != ids.end()) return it->second;
+    if (ids.size() >= max_states) {
+      throw LimitError(fmt::format("{}:{}: the automaton has more than {} states; raise --max-states", source.name,
+                                   line_no, max_states));
+    }
+    const auto id = static_cast<std::int32_t>(numbers.size());
+    ids.emplace(v, id);
+    numbers.push_back(v);
+    return id;
+  };
+  auto weight = [&](std::string_view field) {
+    const std::string w(field);
+    char* end = nullptr;
+    const double v = std::strtod(w.c_str(), &end);
+    if (w.empty() || end != w.c_str() + w.size() || !std::isfinite(v)) {
+      fail(fmt::format("weight '{}' is not a (finite) number", field));
+    }
+  };
+  std::string symbols = alphabet.value_or("");  // the alphabet, derived from the arcs if not given
+  auto symbol = [&](std::string_view label) -> std::size_t {
+    if (is_epsilon_label(label)) {
+      fail(fmt::format("an epsilon arc ('{}'): only deterministic acceptors without epsilon arcs are read "
+                       "(remove them first, e.g. fstrmepsilon and fstdeterminize)",
+                       label));
+    }
+    const std::optional<sym::Decoded> d = sym::decode_one(label, 0);
+    if (!d) {
+      std::string bytes;
+      for (char c : label) bytes += fmt::format("{}0x{:02x}", bytes.empty() ? "" : " ", static_cast<unsigned char>(c));
+      fail(fmt::format("symbol bytes {} are not valid UTF-8", bytes));
+    }
+    if (d->length != label.size()) {
+      fail(fmt::format("symbol '{}' is more than one code point (a symbol is one Unicode code point)", label));
+    }
+    std::optional<char> code;
+    if (alphabet) {
+      code = sym::find(d->code_point);
+      if (!code || alphabet->find(*code) == std::string::npos) {
+        fail(fmt::format("symbol '{}' is not in the alphabet {}", label, logic::alphabet_set(*alphabet)));
+      }
+    } else {
+      if (const char* why = sym::not_a_symbol(d->code_point)) {
+        fail(fmt::format("symbol {} cannot be a symbol: {}", sym::code_point_name(d->code_point), why));
+      }
       try {
-        v = std::stol(s, &used);
-      } catch (const std::exception&) {
+        code = sym::intern(d->code_point);
+      } catch (const InputError& e) {
+        fail(fmt::format("symbol '{}': {}", label, e.what()));
       }
-      if (used != s.size() || v < 0) {
-        throw InputError(fmt::format("automaton line {}: '{}' is not a state number", line_no, s));
-      }
-      return v;
-    };
+      if (symbols.find(*code) == std::string::npos) symbols += *code;
+    }
+    return symbols.find(*code);
+  };
+
+  struct Arc {
+    std::int32_t src, dst;
+    std::size_t symbol, line;
+  };
+  std::vector<Arc> arcs;
+  std::vector<std::int32_t> finals;
+  std::map<std::pair<std::int32_t, std::size_t>, std::pair<std::int32_t, std::size_t>> seen;  // (src, symbol) -> (dst, line)
+  std::size_t pos = 0;
+  line_no = source.first_line - 1;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::vector<std::string_view> f = att_fields(line);
+    if (f.empty()) continue;
     if (f.size() <= 2) {
-      finals.insert(state(f[0]));
+      finals.push_back(state(f[0]));
+      if (f.size() == 2) weight(f[1]);
       continue;
     }
-    if (f.size() > 4) throw InputError(fmt::format("automaton line {}: expected 'src dst symbol' or 'state'", line_no));
-    const long src = state(f[0]), dst = state(f[1]);
-    if (f[2].size() != 1 || alphabet.find(f[2][0]) == std::string::npos) {
-      throw InputError(fmt::format("automaton line {}: symbol '{}' is not a symbol of the alphabet", line_no, f[2]));
+    if (f.size() > 5) {
+      fail(fmt::format("{} fields; expected 'src dst in out [weight]', 'src dst label' or 'state [weight]'",
+                       f.size()));
     }
-    if (start < 0) start = src;
-    arcs[{src, f[2][0]}].push_back(dst);
-  }
-  if (start < 0) throw InputError("automaton: no arcs (the start state is the source of the first arc)");
-  const std::size_t k = alphabet.size();
-  std::map<std::vector<long>, std::int32_t> ids;
-  std::vector<std::vector<long>> sets;
-  Dfa dfa;
-  dfa.alphabet = alphabet;
-  auto intern = [&](std::vector<long> set) {
-    std::sort(set.begin(), set.end());
-    set.erase(std::unique(set.begin(), set.end()), set.end());
-    auto [it, fresh] = ids.emplace(set, static_cast<std::int32_t>(sets.size()));
-    if (fresh) {
-      if (sets.size() >= max_states) throw LimitError(fmt::format("the automaton's DFA exceeds {} states", max_states));
-      bool acc = false;
-      for (long s : set) acc = acc || finals.count(s);
-      sets.push_back(set);
-      dfa.accepting.push_back(acc);
-      dfa.transitions.resize(sets.size() * k, -1);
-    }
-    return it->second;
-  };
-  dfa.start = intern({start});
-  for (std::size_t q = 0; q < sets.size(); ++q) {
-    for (std::size_t a = 0; a < k; ++a) {
-      std::vector<long> next;
-      for (long s : sets[q]) {
-        auto it = arcs.find({s, alphabet[a]});
-        if (it != arcs.end()) next.insert(next.end(), it->second.begin(), it->second.end());
+    const std::int32_t src = state(f[0]), dst = state(f[1]);
+    if (f.size() >= 4) {
+      if (f[2] != f[3]) {
+        fail(fmt::format("input '{}' and output '{}' differ: a transducer, not an acceptor", f[2], f[3]));
       }
-      const std::int32_t t = intern(next);
-      dfa.transitions[q * k + a] = t;
+      if (f.size() == 5) weight(f[4]);
     }
+    const std::size_t a = symbol(f[2]);
+    auto [it, fresh] = seen.emplace(std::make_pair(src, a), std::make_pair(dst, line_no));
+    if (!fresh && it->second.first != dst) {
+      fail(fmt::format("nondeterministic: state {} has two arcs on '{}', to {} (line {}) and to {}; only "
+                       "deterministic acceptors are read (determinize first, e.g. fstdeterminize)",
+                       numbers[src], f[2], numbers[it->second.first], it->second.second, numbers[dst]));
+    }
+    if (fresh) arcs.push_back({src, dst, a, line_no});
   }
+  if (arcs.empty() && finals.empty()) {
+    throw InputError(fmt::format("{}: an empty automaton (no arcs and no final states)", source.name));
+  }
+  // The initial state: the first arc's source; without arcs the first final
+  // state listed (so the language is {empty word}, as OpenFst prints it).
+  const std::int32_t start = arcs.empty() ? finals.front() : arcs.front().src;
+  const std::size_t n = numbers.size(), k = symbols.size();
+  const auto sink = static_cast<std::int32_t>(n);
+  Dfa dfa;
+  dfa.alphabet = symbols;
+  dfa.start = start;
+  dfa.accepting.assign(n + 1, 0);
+  for (std::int32_t q : finals) dfa.accepting[static_cast<std::size_t>(q)] = 1;
+  dfa.transitions.assign((n + 1) * k, sink);
+  for (const Arc& arc : arcs) dfa.transitions[static_cast<std::size_t>(arc.src) * k + arc.symbol] = arc.dst;
   return minimize(dfa);
 }
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -68,12 +69,32 @@ Dfa minimize_moore(const Dfa& dfa);
 
 namespace softhat::automata {
 
-// A DFA from an automaton in AT&T text format, as MLRegTest's FSAs are
-// written: arc lines "src dst symbol [output]" and final-state lines
-// "state [weight]"; the start is the source of the first arc. States are
-// non-negative integers, symbols single characters of the alphabet. A
-// nondeterministic automaton is determinized; missing arcs go to a dead
-// state. Throws InputError naming the line.
-Dfa dfa_from_att(const std::string& text, const std::string& alphabet, std::size_t max_states = default_max_states());
+// A DFA from an acceptor in AT&T/OpenFst text format, read strictly, as
+// MLRegTest writes its FSAs (docs/catalogue.md, "Automata"):
+//   src dst in out [weight]   an arc (in = out: an acceptor; a transducer is refused)
+//   src dst label             an arc (OpenFst's acceptor form)
+//   state [weight]            a final state
+// Fields are separated by tabs or spaces; blank lines are skipped. States are
+// non-negative integers; the source of the first arc is the initial state
+// (a file of final states and no arcs: the first one listed, so the language
+// is {empty word}). Missing arcs reject (an implicit sink). Labels are one
+// Unicode code point each (UTF-8), declared as symbols (util/symbols.h).
+// Weights must be finite numbers and are ignored (the unweighted language).
+// The alphabet is `alphabet` (symbol codes) if given, else the arcs' symbols
+// in order of first appearance. The result is minimal (minimize()).
+//
+// Throws InputError "NAME:LINE: cause" for a nondeterministic automaton (a
+// state with two arcs on one label to different targets), an epsilon arc
+// (<eps>, <epsilon>, ε), in != out, a weight that is not a number, a
+// malformed line (field count, a state that is not a non-negative integer),
+// a label that is not one code point or is outside `alphabet`, and "NAME:
+// cause" for a file with no arcs and no final states; LimitError past
+// max_states states in the file.
+struct AttSource {
+  std::string name;            // the file, as messages name it
+  std::size_t first_line = 1;  // the file's line number of the text's first line (text inlined in a TOML file)
+};
+Dfa dfa_from_att(std::string_view text, const AttSource& source, const std::optional<std::string>& alphabet = std::nullopt,
+                 std::size_t max_states = default_max_states());
 
 }  // namespace softhat::automata

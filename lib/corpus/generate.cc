@@ -78,9 +78,7 @@ std::vector<std::string> edit_neighbours(const std::string& w, const std::string
 
 namespace {
 
-bool regular(const lang::Language& l) {
-  return (l.formula && !((*l.formula)->bits & logic::kCountBit)) || l.automaton;
-}
+bool regular(const lang::Language& l) { return lang::has_regular_dfa(l); }
 
 // Membership and class sampling for one language.
 class Sampler {

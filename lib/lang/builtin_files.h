@@ -1,5 +1,6 @@
-// The catalogue files of languages/, embedded at build time by CMake
-// (cmake/embed_catalog.cmake writes the definition).
+// The catalogue files of languages/ (*.toml, and the *.att automata they
+// name), embedded at build time by CMake (cmake/embed_catalog.cmake writes
+// the definition).
 #pragma once
 
 #include <string_view>

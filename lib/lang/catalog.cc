@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -70,7 +72,47 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-LanguageSpec parse_language_toml(std::string_view text, const std::string& path) {
+std::optional<std::string> read_text_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    errno = EISDIR;
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return buffer.str();
+}
+
+namespace {
+
+// The file line of an inline multi-line string's first line: the value's
+// line, or the next one when the opening """ ends its line (TOML drops that
+// line break).
+std::size_t first_value_line(std::string_view text, const toml::node& node) {
+  const auto line = static_cast<std::size_t>(node.source().begin.line);
+  const auto column = static_cast<std::size_t>(node.source().begin.column);
+  std::size_t pos = 0;
+  for (std::size_t l = 1; l < line && pos != std::string_view::npos; ++l) {
+    pos = text.find('\n', pos);
+    if (pos != std::string_view::npos) ++pos;
+  }
+  if (pos == std::string_view::npos) return line;
+  std::size_t end = text.find('\n', pos);
+  if (end == std::string_view::npos) end = text.size();
+  std::string_view rest = text.substr(pos, end - pos);
+  if (!rest.empty() && rest.back() == '\r') rest.remove_suffix(1);
+  if (column == 0 || column - 1 > rest.size()) return line;
+  rest.remove_prefix(column - 1);
+  const bool triple = rest.rfind("\"\"\"", 0) == 0 || rest.rfind("'''", 0) == 0;
+  return triple && rest.size() == 3 ? line + 1 : line;
+}
+
+}  // namespace
+
+LanguageSpec parse_language_toml(std::string_view text, const std::string& path, const Catalog::FileReader& read) {
   toml::table table;
   try {
     table = toml::parse(text, path);
@@ -88,15 +130,31 @@ LanguageSpec parse_language_toml(std::string_view text, const std::string& path)
   LanguageSpec spec;
   spec.source = path;
   spec.name = *string_field(table, "name", path, true);
-  spec.alphabet = *string_field(table, "alphabet", path, true);
+  spec.formula = string_field(table, "formula", path, false);
+  spec.regex = string_field(table, "regex", path, false);
+  spec.automaton = string_field(table, "automaton", path, false);
+  // With an automaton the alphabet may be left out: its arcs' symbols.
+  spec.alphabet = string_field(table, "alphabet", path, !spec.automaton).value_or("");
   try {
     spec.alphabet = logic::declare_alphabet(spec.alphabet);  // UTF-8 -> symbol codes (util/symbols.h)
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", table.get("alphabet") ? at_line(path, *table.get("alphabet")) : path, e.what()));
   }
-  spec.formula = string_field(table, "formula", path, false);
-  spec.regex = string_field(table, "regex", path, false);
-  spec.automaton = string_field(table, "automaton", path, false);
+  if (spec.automaton && spec.automaton->find('\n') == std::string::npos) {
+    // A file name, relative to this TOML file.
+    namespace fs = std::filesystem;
+    const std::string file = (fs::path(path).parent_path() / *spec.automaton).lexically_normal().string();
+    std::optional<std::string> contents = read ? read(file) : read_text_file(file);
+    if (!contents) {
+      const int error = errno;
+      throw InputError(fmt::format("{}: automaton: cannot read {}{}", at_line(path, *table.get("automaton")), file,
+                                   !read && error ? fmt::format(": {}", std::strerror(error)) : std::string()));
+    }
+    spec.automaton = std::move(contents);
+    spec.automaton_file = file;
+  } else if (spec.automaton) {
+    spec.automaton_line = first_value_line(text, *table.get("automaton"));
+  }
   spec.construction = string_field(table, "construction", path, false);
   if (std::optional<std::string> task = string_field(table, "task", path, false)) {
     const toml::node* hops = table.get("hops");
@@ -128,14 +186,31 @@ LanguageSpec parse_language_toml(std::string_view text, const std::string& path)
 
 Catalog Catalog::builtin() {
   Catalog catalog;
-  for (const auto& [path, text] : builtin_language_files()) catalog.add_toml(text, std::string(path));
+  // languages/*.toml, and the automaton files they name (languages/*.att).
+  const auto& files = builtin_language_files();
+  const FileReader embedded = [&files](const std::string& path) -> std::optional<std::string> {
+    for (const auto& [name, text] : files) {
+      if (name == path) return std::string(text);
+    }
+    return std::nullopt;
+  };
+  for (const auto& [path, text] : files) {
+    if (path.size() > 5 && path.substr(path.size() - 5) == ".toml") catalog.add_toml(text, std::string(path), embedded);
+  }
   return catalog;
 }
 
-void Catalog::add_toml(std::string_view text, const std::string& path) {
-  Language lang = build_language(parse_language_toml(text, path));
-  // A construction's transformer is checked against the oracle directly.
-  if (!lang.is_task() && lang.sources().size() < (lang.spec.construction ? 1u : 2u)) {
+void Catalog::add_toml(std::string_view text, const std::string& path, const FileReader& read) {
+  // Loaded under at least the default state limit: a small --max-states
+  // applies to the languages a command selects (rebuilt under it), not to
+  // every catalogue entry.
+  Language lang = build_language(parse_language_toml(text, path, read),
+                                 std::max(automata::default_max_states(), automata::kDefaultMaxStates));
+  // A construction's transformer is checked against the oracle directly; so
+  // is the transformer of a language defined by an automaton or a regex
+  // alone (a regex also has its own DFA to compare RE2 with).
+  const bool alone = lang.spec.construction || (!lang.formula && (lang.automaton || lang.regex_dfa));
+  if (!lang.is_task() && lang.sources().size() < (alone ? 1u : 2u)) {
     throw InputError(fmt::format("{}: language '{}' needs an oracle to check its formula against: a regex or a "
                                  "[checker] table",
                                  path, lang.name()));
@@ -160,11 +235,9 @@ void Catalog::add_directory(const std::string& dir) {
   if (ec) throw InputError(fmt::format("--catalog {}: {}", dir, ec.message()));
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    if (!in) throw InputError(fmt::format("{}: cannot read the file", file.string()));
-    add_toml(buffer.str(), file.string());
+    const std::optional<std::string> text = read_text_file(file.string());
+    if (!text) throw InputError(fmt::format("{}: cannot read the file", file.string()));
+    add_toml(*text, file.string());
   }
 }
 

@@ -3,11 +3,15 @@
 // the binary; `--catalog DIR` adds a user's folder of *.toml files.
 //
 // Keys: name, alphabet, class, description, reference (strings), formula
-// and regex (optional strings), and an optional [checker] table with kind and
-// symbols. Unknown keys are errors (they are usually typos). A malformed file
-// is reported with its path, the line, and what is wrong.
+// and regex (optional strings), automaton (an AT&T file's path relative to
+// the TOML file, or the AT&T text inline: a value with a line break), and an
+// optional [checker] table with kind and symbols. Unknown keys are errors
+// (they are usually typos). A malformed file is reported with its path, the
+// line, and what is wrong.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,8 +25,13 @@ class Catalog {
   // The languages compiled into the binary.
   static Catalog builtin();
 
-  // Parses one TOML document; `path` names it in errors.
-  void add_toml(std::string_view text, const std::string& path);
+  // Reads the file a catalogue entry names (an automaton), nullopt if it
+  // cannot; the default reads the file system.
+  using FileReader = std::function<std::optional<std::string>(const std::string& path)>;
+
+  // Parses one TOML document; `path` names it in errors, and files it names
+  // are found relative to it.
+  void add_toml(std::string_view text, const std::string& path, const FileReader& read = {});
   // Adds every *.toml file of a folder (sorted by file name).
   void add_directory(const std::string& dir);
 
@@ -35,6 +44,10 @@ class Catalog {
 };
 
 // Reads a whole catalogue-format document into a spec (used by add_toml).
-LanguageSpec parse_language_toml(std::string_view text, const std::string& path);
+// An automaton file is read through `read` (default: the file system).
+LanguageSpec parse_language_toml(std::string_view text, const std::string& path, const Catalog::FileReader& read = {});
+
+// The contents of a file, nullopt if it cannot be read (errno says why).
+std::optional<std::string> read_text_file(const std::string& path);
 
 }  // namespace softhat::lang

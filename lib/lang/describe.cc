@@ -18,11 +18,12 @@ std::string fragment_of(const Language& l) {
 }  // namespace
 
 std::string format_catalog_table(const Catalog& catalog) {
-  std::string out = fmt::format("{:<24} {:<10} {:<13} {:<11} {:<22} {}\n", "name", "alphabet", "class", "fragment",
-                                "sources", "description");
+  std::string out = fmt::format("{:<24} {:<10} {:<13} {:<11} {:<12} {:<22} {}\n", "name", "alphabet", "class",
+                                "fragment", "defined by", "sources", "description");
   for (const Language& l : catalog.languages()) {
-    out += fmt::format("{:<24} {:<10} {:<13} {:<11} {:<22} {}\n", l.name(), sym::encode(l.alphabet()), l.spec.language_class,
-                       fragment_of(l), fmt::format("{}", fmt::join(l.sources(), ",")), l.spec.description);
+    out += fmt::format("{:<24} {:<10} {:<13} {:<11} {:<12} {:<22} {}\n", l.name(), sym::encode(l.alphabet()), l.spec.language_class,
+                       fragment_of(l), l.defined_by(), fmt::format("{}", fmt::join(l.sources(), ",")),
+                       l.spec.description);
   }
   return out;
 }
@@ -35,6 +36,7 @@ std::string describe_language(const Language& l) {
   line("name", l.name());
   line("alphabet", logic::alphabet_set(l.alphabet()));
   line("class", l.spec.language_class.empty() ? "-" : l.spec.language_class);
+  line("defined by", l.defined_by());
   line("fragment", fragment_of(l));
   if (l.formula) {
     line("formula", *l.spec.formula);
@@ -47,9 +49,11 @@ std::string describe_language(const Language& l) {
   }
   line("regex", l.regex ? l.regex->pattern() : "-");
   line("checker", l.checker ? l.checker->describe() : "-");
-  line("automaton", l.automaton ? fmt::format("{} states (minimal DFA of the catalogue's AT&T automaton)",
-                                             l.automaton->states())
+  line("automaton", l.automaton ? fmt::format("{} states (minimal DFA of the AT&T automaton {})", l.automaton->states(),
+                                             l.spec.automaton_file.empty() ? "inline in " + l.spec.source
+                                                                           : l.spec.automaton_file)
                                 : "-");
+  if (l.regex_dfa) line("regex dfa", fmt::format("{} states (minimal DFA of the regex, agrees with RE2)", l.regex_dfa->states()));
   line("description", l.spec.description.empty() ? "-" : l.spec.description);
   line("reference", l.spec.reference.empty() ? "-" : l.spec.reference);
   line("source", l.spec.source);
@@ -66,13 +70,13 @@ std::string describe_automaton(const Language& l) {
     const std::optional<automata::Dfa> built = regular_dfa(l);
     if (!built) {
       if (l.is_task()) return "dfa          - (a transduction task, not a language)\n";
-      if (!l.formula) return "dfa          - (no formula or automaton to build one from)\n";
+      if (!l.formula) return "dfa          - (no formula, automaton or regex-only definition to build one from)\n";
       return "dfa          - (counting terms, no automaton: not regular in general)\n";
     }
     const automata::Dfa& dfa = *built;
     const bool from_formula = l.formula && !((*l.formula)->bits & logic::kCountBit);
     out += fmt::format("dfa          {} states (minimal, complete; from the {})\n", dfa.states(),
-                       from_formula ? "formula" : "catalogue's automaton");
+                       from_formula ? "formula" : l.automaton ? "automaton" : "regex");
     automata::MonoidReport m;
     try {
       m = automata::analyze_monoid(dfa);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "automata/regex_dfa.h"
 #include "logic/parse.h"
 #include "task/khop.h"
 #include "util/error.h"
@@ -20,18 +21,63 @@ std::vector<std::string> Language::sources() const {
   return out;
 }
 
+std::string Language::defined_by() const {
+  if (spec.task) return "task";
+  if (spec.construction) return "construction";
+  if (formula) return "formula";
+  if (automaton) return "automaton";
+  if (regex) return "regex";
+  return "checker";
+}
+
+bool valid_name(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+          c == '.')) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string Language::transduce(std::string_view word) const {
   if (!spec.task) throw std::logic_error("transduce() on a language that is not a task");
   return task::khop(word, spec.task->hops);
 }
 
-Language build_language(LanguageSpec spec) {
+Language build_language(LanguageSpec spec, std::size_t max_states) {
   const std::string where = spec.source;
   auto fail = [&](const std::string& what) { throw InputError(fmt::format("{}: {}", where, what)); };
   if (spec.name.empty()) fail("the language has no name");
-  for (char c : spec.name) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) {
-      fail(fmt::format("name '{}' may only use lowercase letters, digits, '-' and '_'", spec.name));
+  if (!valid_name(spec.name)) {
+    fail(fmt::format("name '{}' may only use letters, digits, '-', '_' and '.'", spec.name));
+  }
+  Language lang;
+  // The automaton: AT&T text from a .att file (its messages name that file
+  // and line) or inline in a catalogue file (they name that file and line).
+  auto read_automaton = [&](const std::optional<std::string>& alphabet) {
+    const bool inline_text = spec.automaton_file.empty();
+    const automata::AttSource att{inline_text ? spec.source : spec.automaton_file,
+                                  inline_text ? spec.automaton_line : 1};
+    auto in_context = [&](const std::string& what) {
+      return what.rfind(where + ":", 0) == 0 ? what : fmt::format("{}: language '{}': {}", where, spec.name, what);
+    };
+    try {
+      lang.automaton = automata::dfa_from_att(*spec.automaton, att, alphabet, max_states);
+    } catch (const automata::LimitError& e) {
+      throw automata::LimitError(in_context(e.what()));
+    } catch (const InputError& e) {
+      throw InputError(in_context(e.what()));
+    }
+  };
+  if (spec.automaton && spec.alphabet.empty() && !spec.task) {
+    read_automaton(std::nullopt);
+    spec.alphabet = lang.automaton->alphabet;
+    if (spec.alphabet.empty()) {
+      fail(fmt::format("language '{}': the automaton has no arcs, so no alphabet to read from it: give the "
+                       "alphabet (--alphabet, or alphabet = in a catalogue file)",
+                       spec.name));
     }
   }
   try {
@@ -45,7 +91,6 @@ Language build_language(LanguageSpec spec) {
     fail(fmt::format("language '{}': unknown class '{}' (known: star-free, regular, counting, context-free)",
                      spec.name, spec.language_class));
   }
-  Language lang;
   if (spec.formula) {
     try {
       lang.formula = logic::parse(*spec.formula, spec.alphabet);
@@ -56,10 +101,28 @@ Language build_language(LanguageSpec spec) {
   try {
     if (spec.regex) lang.regex.emplace(*spec.regex, spec.name);
     if (spec.checker) lang.checker.emplace(spec.checker->kind, spec.checker->symbols);
-    if (spec.automaton) lang.automaton = automata::dfa_from_att(*spec.automaton, spec.alphabet);
   } catch (const InputError& e) {
     const std::string what = e.what();
     fail(what.rfind("language '", 0) == 0 ? what : fmt::format("language '{}': {}", spec.name, what));
+  }
+  if (spec.automaton && !lang.automaton && !spec.task) read_automaton(spec.alphabet);
+  if (spec.regex && !spec.formula && !spec.automaton && !spec.construction && !spec.task) {
+    // A regex-only language: its own DFA (not RE2's), checked against RE2
+    // before anything uses it. A difference is softhat's bug, not the user's.
+    try {
+      lang.regex_dfa = automata::dfa_from_regex(*spec.regex, spec.alphabet, max_states);
+    } catch (const automata::LimitError& e) {
+      throw automata::LimitError(fmt::format("{}: language '{}': regex '{}': {}", where, spec.name, *spec.regex, e.what()));
+    } catch (const automata::RegexError& e) {
+      fail(fmt::format("language '{}': regex '{}': {}", spec.name, *spec.regex, e.what()));
+    }
+    if (const std::optional<std::string> word = oracle::first_disagreement(*lang.regex_dfa, *lang.regex)) {
+      throw std::logic_error(fmt::format(
+          "{}: language '{}': the DFA built from regex '{}' and RE2 disagree on \"{}\" (DFA {}, RE2 {}): a bug in "
+          "automata::dfa_from_regex",
+          where, spec.name, *spec.regex, sym::encode(*word), lang.regex_dfa->accepts(*word) ? "TRUE" : "FALSE",
+          lang.regex->accepts(*word) ? "TRUE" : "FALSE"));
+    }
   }
   if (spec.checker) {
     for (char c : spec.checker->symbols) {
@@ -97,7 +160,7 @@ Language build_language(LanguageSpec spec) {
   }
   lang.spec = std::move(spec);
   if (lang.sources().empty()) {
-    fail(fmt::format("language '{}' has no formula, regex or checker", lang.spec.name));
+    fail(fmt::format("language '{}' has no formula, regex, automaton or checker", lang.spec.name));
   }
   return lang;
 }
@@ -106,11 +169,16 @@ Language build_language(LanguageSpec spec) {
 
 namespace softhat::lang {
 
+bool has_regular_dfa(const Language& l) {
+  return (l.formula && !((*l.formula)->bits & logic::kCountBit)) || l.automaton || l.regex_dfa;
+}
+
 std::optional<automata::Dfa> regular_dfa(const Language& l, std::size_t max_states) {
   if (l.formula && !((*l.formula)->bits & logic::kCountBit)) {
     return automata::dfa_from_formula(*l.formula, l.alphabet(), max_states);
   }
   if (l.automaton) return l.automaton;
+  if (l.regex_dfa) return l.regex_dfa;
   return std::nullopt;
 }
 

@@ -2,11 +2,40 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
 #include "logic/parse.h"
 #include "task/khop.h"
 #include "util/error.h"
 
 namespace softhat::lang {
+
+std::vector<std::string> att_files(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<fs::path> files;
+      for (const auto& entry : fs::directory_iterator(p, ec)) {
+        if (entry.path().extension() == ".att") files.push_back(entry.path());
+      }
+      if (ec) throw InputError(fmt::format("--att {}: {}", p, ec.message()));
+      if (files.empty()) throw InputError(fmt::format("--att {}: the folder has no *.att files", p));
+      std::sort(files.begin(), files.end(),
+                [](const fs::path& a, const fs::path& b) { return a.filename() < b.filename(); });
+      for (const fs::path& f : files) out.push_back(f.string());
+    } else if (fs::exists(p, ec)) {
+      out.push_back(p);
+    } else {
+      throw InputError(fmt::format("--att {}: no such file or folder", p));
+    }
+  }
+  return out;
+}
 
 namespace {
 // --alphabet's symbols (UTF-8) as symbol codes, declaring new ones;
@@ -24,10 +53,17 @@ std::string declared_alphabet(const std::string& alphabet, const std::string& co
 
 std::vector<Language> select_languages(const Catalog& catalog, const Selection& s) {
   std::vector<Language> out;
-  const int ways = (!s.names.empty()) + s.all + s.formula.has_value() + s.task.has_value();
-  if (ways == 0) throw InputError("name a language, or give --all, or --formula F --alphabet A, or --task khop --hops K");
-  if (ways > 1) throw InputError("give language names, --all, --formula or --task, not several of them");
-  if (s.alphabet && !s.formula && !s.task) throw InputError("--alphabet goes with --formula or --task");
+  const bool regex_alone = s.regex && !s.formula;
+  const int ways = (!s.names.empty()) + s.all + s.formula.has_value() + s.task.has_value() + !s.att.empty() +
+                   regex_alone;
+  if (ways == 0) {
+    throw InputError("name a language, or give --all, --formula F --alphabet A, --regex R --alphabet A, --att FILE, "
+                     "or --task khop --hops K");
+  }
+  if (ways > 1) throw InputError("give language names, --all, --formula, --regex, --att or --task, not several of them");
+  if (s.alphabet && !s.formula && !s.task && s.att.empty() && !regex_alone) {
+    throw InputError("--alphabet goes with --formula, --regex, --att or --task");
+  }
   if ((s.hops || s.alphabet_size) && !s.task) throw InputError("--hops and --alphabet-size go with --task");
   if (s.task) {
     if (!s.hops) throw InputError("--task needs --hops K");
@@ -42,7 +78,33 @@ std::vector<Language> select_languages(const Catalog& catalog, const Selection& 
     out.push_back(build_language(std::move(spec)));
     return out;
   }
-  if (s.regex && !s.formula) throw InputError("--regex goes with --formula");
+  if (!s.att.empty()) {
+    // One language per file, named after it; the alphabet is --alphabet or the arcs' symbols.
+    const std::string alphabet = s.alphabet ? declared_alphabet(*s.alphabet, "--alphabet") : "";
+    for (const std::string& file : att_files(s.att)) {
+      const std::optional<std::string> text = read_text_file(file);
+      if (!text) throw InputError(fmt::format("--att {}: cannot read the file: {}", file, std::strerror(errno)));
+      LanguageSpec spec;
+      spec.name = std::filesystem::path(file).filename().string();
+      if (spec.name.size() > 4 && spec.name.substr(spec.name.size() - 4) == ".att") spec.name.resize(spec.name.size() - 4);
+      spec.alphabet = alphabet;
+      spec.automaton = *text;
+      spec.automaton_file = file;
+      spec.source = file;
+      out.push_back(build_language(std::move(spec)));
+    }
+    return out;
+  }
+  if (regex_alone) {
+    if (!s.alphabet) throw InputError("--regex alone needs --alphabet (e.g. --regex 'a*(ba+)*b?' --alphabet ab)");
+    LanguageSpec spec;
+    spec.name = "command-line";
+    spec.alphabet = declared_alphabet(*s.alphabet, "command line: language 'command-line'");
+    spec.regex = s.regex;
+    spec.source = "command line";
+    out.push_back(build_language(std::move(spec)));
+    return out;
+  }
   if (s.formula) {
     if (!s.alphabet) throw InputError("--formula needs --alphabet (e.g. --alphabet ab)");
     LanguageSpec spec;

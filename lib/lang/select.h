@@ -1,7 +1,9 @@
 // Which languages a command works on: catalogue names, --all, or one typed
-// on the command line (--formula F --alphabet A [--regex R], or a task:
-// --task khop --hops K --alphabet-size S), which is built
-// exactly like a catalogue entry.
+// on the command line (--formula F --alphabet A [--regex R]; a regex alone,
+// --regex R --alphabet A; or a task: --task khop --hops K --alphabet-size S),
+// or acceptors in AT&T files (--att FILE|DIR..., one language per file, named
+// after the file without .att; --alphabet optional), each built exactly like
+// a catalogue entry.
 #pragma once
 
 #include <optional>
@@ -17,16 +19,26 @@ struct Selection {
   bool all = false;
   std::optional<std::string> formula;
   std::optional<std::string> alphabet;
-  std::optional<std::string> regex;
+  std::optional<std::string> regex;  // with --formula: an oracle; alone: the language
+  // --att: .att files, or folders whose *.att files (sorted by name) are taken.
+  std::vector<std::string> att;
   // A task typed on the command line: --task khop --hops K (--alphabet A | --alphabet-size S).
   std::optional<std::string> task;
   std::optional<int> hops;
   std::optional<int> alphabet_size;
-  // Whether anything was selected (names, --all, --formula or --task).
-  bool any() const { return !names.empty() || all || formula.has_value() || task.has_value(); }
+  // Whether anything was selected (names, --all, --formula, --regex, --att or --task).
+  bool any() const {
+    return !names.empty() || all || formula.has_value() || regex.has_value() || !att.empty() || task.has_value();
+  }
 };
 
-// Throws InputError for a contradictory or empty selection, or unknown names.
+// Throws InputError for a contradictory or empty selection, unknown names,
+// or .att files that cannot be read.
 std::vector<Language> select_languages(const Catalog& catalog, const Selection& selection);
+
+// The files --att names: each file as given, and each folder's *.att files
+// sorted by name. Throws InputError for a missing path or a folder without
+// *.att files.
+std::vector<std::string> att_files(const std::vector<std::string>& paths);
 
 }  // namespace softhat::lang

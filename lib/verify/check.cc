@@ -41,6 +41,12 @@ std::vector<VerdictSource> verdict_sources(const lang::Language& language) {
     } catch (const automata::LimitError&) {
     }
   }
+  // A regex-only language: the regex's own DFA (automata/regex_dfa.h), next
+  // to RE2 itself.
+  if (language.regex_dfa) {
+    const automata::Dfa* dfa = &*language.regex_dfa;
+    out.push_back({"dfa", [dfa](std::string_view w) { return dfa->accepts(w); }});
+  }
   return out;
 }
 
@@ -99,6 +105,12 @@ CheckReport check_language(const lang::Language& language, const CheckOptions& o
     skipped.language = language.name();
     skipped.skipped = fmt::format("one oracle ({}); its transformer construction is checked by verify and simulate",
                                   sources.empty() ? "none" : sources[0].name);
+    return skipped;
+  }
+  if (sources.size() < 2 && !language.formula && language.automaton) {
+    CheckReport skipped;
+    skipped.language = language.name();
+    skipped.skipped = "one oracle (automaton); its transformer is checked against it by verify";
     return skipped;
   }
   if (sources.size() < 2) {

@@ -138,6 +138,47 @@ case(53, "formula", "an alphabet that is not UTF-8", ["analyze", "--alphabet", "
 # ---------------------------------------------------------------- regexes
 case(13, "regex", "invalid RE2 regex", ["verify", "--formula", "O a", "--alphabet", "ab", "--regex", "[ab"], 2,
      r"regex.*missing \]")
+# ---------------------------------------------------------------- automata (--att) and regex-only languages
+def att(name, data):
+    return write(name, data)
+
+
+V = ["verify", "--att"]
+case(70, "automata", "nondeterministic .att (two arcs on one label)", V + [att("nd.att", "0\t1\ta\ta\n0\t2\ta\ta\n1\n2\n")], 2,
+     r"nd\.att:2: nondeterministic: state 0 has two arcs on 'a', to 1 \(line 1\) and to 2")
+case(71, "automata", "an epsilon arc", V + [att("eps.att", "0\t1\t<eps>\t<eps>\n1\n")], 2,
+     r"eps\.att:1: an epsilon arc \('<eps>'\)")
+case(72, "automata", "a transducer (in != out)", V + [att("fst.att", "0\t1\ta\tb\n1\n")], 2,
+     r"fst\.att:1: input 'a' and output 'b' differ: a transducer, not an acceptor")
+case(73, "automata", "a weight that is not a number", V + [att("w.att", "0\t1\ta\ta\n1\tone\n")], 2,
+     r"w\.att:2: weight 'one' is not a \(finite\) number")
+case(74, "automata", "an empty file", V + [att("empty.att", "")], 2,
+     r"empty\.att: an empty automaton \(no arcs and no final states\)")
+case(75, "automata", "more states than --max-states", ["--max-states", "2"] + V + [att("big.att", "0\t1\ta\ta\n1\t2\ta\ta\n2\n")],
+     2, r"big\.att:2: the automaton has more than 2 states; raise --max-states")
+case(76, "automata", "a symbol outside --alphabet", V + [att("c.att", "0\t1\tc\tc\n1\n"), "--alphabet", "ab"], 2,
+     r"c\.att:1: symbol 'c' is not in the alphabet \{a,b\}")
+case(77, "automata", "a symbol of two code points", V + [att("two.att", "0\t1\tab\tab\n1\n")], 2,
+     r"two\.att:1: symbol 'ab' is more than one code point")
+case(78, "automata", "a line with six fields", V + [att("six.att", "0\t1\ta\ta\t0\t0\n1\n")], 2,
+     r"six\.att:1: 6 fields; expected 'src dst in out \[weight\]', 'src dst label' or 'state \[weight\]'")
+case(79, "automata", "a state that is not an integer", V + [att("q.att", "0\t1\ta\ta\nq1\n")], 2,
+     r"q\.att:2: 'q1' is not a state number \(a non-negative integer\)")
+case(80, "automata", "a symbol that is not UTF-8", V + [att("utf.att", b"0\t1\t\xff\t\xff\n1\n")], 2,
+     r"utf\.att:1: symbol bytes 0xff are not valid UTF-8")
+case(81, "automata", "final states and no arcs, no --alphabet", V + [att("finals.att", "0\n")], 2,
+     r"finals\.att: language 'finals': the automaton has no arcs, so no alphabet to read from it")
+case(82, "automata", "--att names a missing file", V + [path("none.att")], 2, r"--att .*none\.att: no such file or folder")
+os.makedirs(path("no-att"), exist_ok=True)
+case(83, "automata", "--att names a folder without *.att files", V + [path("no-att")], 2,
+     r"--att .*no-att: the folder has no \*\.att files")
+case(84, "automata", "a file name that is not a language name", V + [att("my fsa.att", "0\t1\ta\ta\n1\n")], 2,
+     r"my fsa\.att: name 'my fsa' may only use letters, digits, '-', '_' and '\.'")
+case(85, "regex", "regex-only: an unsupported feature (anchor)", ["verify", "--regex", "^a*", "--alphabet", "ab"], 2,
+     r"command line: language 'command-line': regex '\^a\*': the anchor '\^' at byte 0 is not supported")
+case(86, "regex", "regex-only: a literal outside the alphabet", ["verify", "--regex", "a*c", "--alphabet", "ab"], 2,
+     r"command line: language 'command-line': regex 'a\*c': the regex uses .*c.* at byte 2, which is not in the alphabet")
+case(87, "regex", "regex-only without --alphabet", ["verify", "--regex", "a*b"], 2, r"--regex alone needs --alphabet")
 # ---------------------------------------------------------------- catalogue
 HEAD = 'name = "x"\nclass = "star-free"\ndescription = "x"\nreference = "x"\n'
 case(14, "catalogue", "missing field (alphabet)", ["--catalog", catalog("c1", HEAD + 'formula = "a"\n'), "list"], 2,
@@ -153,6 +194,12 @@ case(19, "catalogue", "unknown language", ["verify", "no-such-language"], 2, r"n
 case(54, "catalogue", "a non-ASCII symbol repeated in the alphabet",
      ["--catalog", catalog("c5", HEAD + 'alphabet = "\u00e1\u00e9\u00e1"\nformula = "\'\u00e1\'"\nregex = "\u00e1"\n'),
       "list"], 2, r"lang\.toml: language 'x': alphabet repeats '\u00e1' at 2")
+case(88, "catalogue", "an automaton file that does not exist",
+     ["--catalog", catalog("c6", HEAD + 'alphabet = "ab"\nautomaton = "none.att"\n'), "list"], 2,
+     r"lang\.toml:6: automaton: cannot read .*none\.att: No such file or directory")
+case(89, "catalogue", "an inline automaton names the TOML line",
+     ["--catalog", catalog("c7", HEAD + 'alphabet = "ab"\nautomaton = """\n0 1 a\n1 2 c\n2\n"""\n'), "list"], 2,
+     r"lang\.toml:8: symbol 'c' is not in the alphabet \{a,b\}")
 # ---------------------------------------------------------------- flags
 case(20, "flags", "reversed length range", ["generate", "contains-ab", "--lengths", "5-3"], 2, r"5-3")
 case(21, "flags", "malformed beta expression", ["classify", "contains-ab", "--beta", "3*(n+"], 2, r"beta")

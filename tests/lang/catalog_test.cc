@@ -36,10 +36,14 @@ TEST_CASE("catalogue: built-in languages cover the required spread", "[lang]") {
   for (const Language& l : catalog.languages()) {
     ++classes[l.spec.language_class];
     INFO(l.name());
-    // Two oracles to compare, or, for a construction, one oracle for its
-    // transformer; tasks carry their own oracle (task/khop.h).
+    // Two oracles to compare, or, for a construction and for a language
+    // defined by an automaton or a regex alone, one oracle for its
+    // transformer (a regex has its own DFA besides); tasks carry their own
+    // oracle (task/khop.h).
+    const bool alone = l.spec.construction || (!l.formula && (l.automaton || l.regex_dfa));
     if (l.is_task()) CHECK(l.sources().empty());
-    else CHECK(l.sources().size() >= (l.spec.construction ? 1u : 2u));
+    else CHECK(l.sources().size() >= (alone ? 1u : 2u));
+    if (l.defined_by() == "regex") CHECK(l.regex_dfa);
     CHECK(l.spec.source == "languages/" + l.name() + ".toml");
     if (!l.formula) continue;
     bool has_s = false, has_u = false;
@@ -95,7 +99,91 @@ TEST_CASE("catalogue: malformed files name the path, the line and the problem", 
                    "\"dyck\"\n") ==
         "user/x.toml:5: missing required key 'symbols'");
   CHECK(load_error("name = \"X Y\"\nalphabet = \"ab\"\nformula = \"a\"\nregex = \"a\"\nclass = \"star-free\"\n") ==
-        "user/x.toml: name 'X Y' may only use lowercase letters, digits, '-' and '_'");
+        "user/x.toml: name 'X Y' may only use letters, digits, '-', '_' and '.'");
+  // Upper case and '.' are allowed (names of .att files, e.g. 04.04.SF.0.0.3).
+  CHECK(load_error("name = \"Sf.0.3\"\nalphabet = \"ab\"\nformula = \"a\"\nregex = \"a\"\nclass = \"star-free\"\n") ==
+        "(no error)");
+}
+
+TEST_CASE("catalogue: a regex alone or an automaton alone defines a language", "[lang][inputs]") {
+  const std::string head = "name = \"x\"\nclass = \"star-free\"\n";
+  // A regex alone: RE2 and the regex's own DFA.
+  Catalog c;
+  c.add_toml(head + "alphabet = \"ab\"\nregex = \"a*(ba+)*b?\"\n", "user/x.toml");
+  const Language& r = c.find("x");
+  CHECK(r.defined_by() == "regex");
+  REQUIRE(r.regex_dfa);
+  CHECK(r.regex_dfa->accepts("abab"));
+  CHECK(!r.regex_dfa->accepts("abba"));
+  CHECK(has_regular_dfa(r));
+  CHECK(regular_dfa(r)->states() == r.regex_dfa->states());
+  // Features the DFA construction refuses, and literals outside the alphabet: input errors naming the file.
+  CHECK_THAT(load_error(head + "alphabet = \"ab\"\nregex = \"^a\"\n"),
+             Catch::StartsWith("user/x.toml: language 'x': regex '^a': the anchor '^' at byte 0"));
+  CHECK_THAT(load_error(head + "alphabet = \"ab\"\nregex = \"a|c\"\n"),
+             Catch::StartsWith("user/x.toml: language 'x': regex 'a|c': "));
+  // A regex with a formula is an oracle: no DFA of its own.
+  Catalog both;
+  both.add_toml(head + "alphabet = \"ab\"\nformula = \"O a\"\nregex = \"[ab]*a[ab]*\"\n", "user/x.toml");
+  CHECK(!both.find("x").regex_dfa);
+  CHECK(both.find("x").defined_by() == "formula");
+  // An automaton alone; the alphabet may be left out (the arcs' symbols); inline text.
+  Catalog a;
+  a.add_toml(head + "automaton = \"\"\"\n0 1 b\n1 1 a\n1\n\"\"\"\n", "user/x.toml");
+  CHECK(a.find("x").alphabet() == "ba");
+  CHECK(a.find("x").defined_by() == "automaton");
+  CHECK(a.find("x").automaton->accepts("baa"));
+  // A file name, relative to the TOML file, through the reader given.
+  Catalog f;
+  std::string asked;
+  f.add_toml(head + "alphabet = \"ab\"\nautomaton = \"fsa/x.att\"\n", "user/x.toml", [&](const std::string& p) {
+    asked = p;
+    return std::optional<std::string>("0\t0\ta\ta\n0\n");
+  });
+  CHECK(asked == "user/fsa/x.att");
+  CHECK(f.find("x").spec.automaton_file == "user/fsa/x.att");
+  CHECK(f.find("x").automaton->accepts("aaa"));
+  CHECK(!f.find("x").automaton->accepts("ab"));
+  // Errors in an automaton file name that file and line; inline text names the TOML lines.
+  Catalog g;
+  CHECK_THROWS_WITH(g.add_toml(head + "alphabet = \"ab\"\nautomaton = \"x.att\"\n", "user/x.toml",
+                               [](const std::string&) { return std::optional<std::string>("0 1 a a\n0 1 b c\n"); }),
+                    "user/x.toml: language 'x': user/x.att:2: input 'b' and output 'c' differ: a transducer, not an "
+                    "acceptor");
+  CHECK_THROWS_WITH(g.add_toml(head + "alphabet = \"ab\"\nautomaton = \"x.att\"\n", "user/x.toml",
+                               [](const std::string&) { return std::optional<std::string>(); }),
+                    "user/x.toml:4: automaton: cannot read user/x.att");
+  CHECK(load_error(head + "alphabet = \"ab\"\nautomaton = \"\"\"\n0 1 a\n1 1 <eps>\n1\n\"\"\"\n") ==
+        "user/x.toml:6: an epsilon arc ('<eps>'): only deterministic acceptors without epsilon arcs are read (remove "
+        "them first, e.g. fstrmepsilon and fstdeterminize)");
+  CHECK(load_error(head + "automaton = \"0\\n1\\n\"\n") ==
+        "user/x.toml: language 'x': the automaton has no arcs, so no alphabet to read from it: give the alphabet "
+        "(--alphabet, or alphabet = in a catalogue file)");
+  // A checker alone is still not enough (nothing defines a DFA or a transformer).
+  CHECK_THAT(load_error(head + "alphabet = \"ab\"\n[checker]\nkind = \"majority\"\nsymbols = \"ab\"\n"),
+             Catch::Contains("needs an oracle"));
+}
+
+TEST_CASE("catalogue: the built-in automaton-only language reads its embedded .att file", "[lang][inputs]") {
+  const Catalog catalog = Catalog::builtin();
+  const Language& l = catalog.find("04.04.SF.0.0.6");
+  CHECK(l.defined_by() == "automaton");
+  CHECK(l.spec.automaton_file == "languages/04.04.SF.0.0.6.att");
+  CHECK(l.alphabet() == "abcd");
+  REQUIRE(l.automaton);
+  CHECK(l.automaton->accepts("aab"));
+  CHECK(l.automaton->accepts("abcab"));
+  CHECK(!l.automaton->accepts("abc"));
+  CHECK(!l.automaton->accepts("bab"));
+  CHECK(catalog.find("c-after-ab").defined_by() == "regex");
+  // The catalogue loads under a small --max-states (the limit applies to the
+  // languages a command selects, which are rebuilt under it).
+  automata::set_default_max_states(2);
+  CHECK_NOTHROW(Catalog::builtin());
+  Selection s;
+  s.names = {"04.04.SF.0.0.6"};
+  CHECK_THROWS_AS(select_languages(catalog, s), automata::LimitError);
+  automata::set_default_max_states(automata::kDefaultMaxStates);
 }
 
 TEST_CASE("catalogue: --catalog folders add languages, duplicates are refused", "[lang]") {
@@ -138,7 +226,8 @@ TEST_CASE("selection: a command-line formula is built like a catalogue entry", "
   Selection both;
   both.all = true;
   both.names = {"x"};
-  CHECK_THROWS_WITH(select_languages(catalog, both), "give language names, --all, --formula or --task, not several of them");
+  CHECK_THROWS_WITH(select_languages(catalog, both),
+                    "give language names, --all, --formula, --regex, --att or --task, not several of them");
   Selection bad_regex = s;
   bad_regex.regex = "[ab";
   CHECK_THROWS_WITH(select_languages(catalog, bad_regex),
