@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -105,9 +106,24 @@ std::string alphabet_text(const std::string& alphabet) {
   return out + "}";
 }
 
+std::string printable(std::string_view text) {
+  std::string out;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const auto d = sym::decode_one(text, pos);
+    if (d && d->code_point >= 0x20 && d->code_point != 0x7F) {
+      out += text.substr(pos, d->length);
+      pos += d->length;
+    } else {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[pos]));
+      ++pos;
+    }
+  }
+  return out;
+}
+
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alpha(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_hex(char32_t c) { return is_digit(static_cast<char>(c)) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_hex(char32_t c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 int hex_value(char32_t c) {
   if (c >= '0' && c <= '9') return static_cast<int>(c - '0');
   if (c >= 'a' && c <= 'f') return static_cast<int>(c - 'a' + 10);
@@ -135,7 +151,11 @@ class Parser {
   }
 
  private:
-  [[noreturn]] void fail(std::size_t offset, const std::string& message) const { throw RegexError(offset, message); }
+  // (Pattern text quoted in a message may hold control characters or invalid
+  // UTF-8: those bytes are shown as \xHH, so the message stays one line of text.)
+  [[noreturn]] void fail(std::size_t offset, const std::string& message) const {
+    throw RegexError(offset, printable(message));
+  }
 
   bool at(char c) const { return pos_ < p_.size() && p_[pos_] == c; }
   bool at(std::size_t i, char c) const { return i < p_.size() && p_[i] == c; }
@@ -431,10 +451,9 @@ class Parser {
                                     name, start));
           }
         }
-        if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
+        if (!names_.emplace(name).second) {
           fail(start, fmt::format("duplicate capture group name '{}' at byte {}", name, start));
         }
-        names_.emplace_back(name);
         pos_ = end + 1;
       } else {
         refuse_perl_group(start);
@@ -677,7 +696,7 @@ class Parser {
   const std::string& alphabet_;
   Tree& tree_;
   std::vector<char32_t> code_points_;  // of the alphabet's symbols
-  std::vector<std::string> names_;     // capture group names seen
+  std::set<std::string, std::less<>> names_;  // capture group names seen
   std::size_t pos_ = 0;
 };
 
@@ -726,12 +745,11 @@ class Compiler {
         for (auto it = n.kids.rbegin(); it != n.kids.rend(); ++it) next = compile(*it, next);
         return next;
       case Kind::kAlt: {
+        // (Every alternative compiles to new nodes but the one {ε} kept, which is `next`.)
         std::vector<std::int32_t> entries;
         for (int kid : n.kids) entries.push_back(compile(kid, next));
         std::int32_t entry = kFail;
-        for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-          if (std::find(it + 1, entries.rend(), *it) == entries.rend()) entry = split(*it, entry);
-        }
+        for (auto it = entries.rbegin(); it != entries.rend(); ++it) entry = split(*it, entry);
         return entry;
       }
       case Kind::kStar:

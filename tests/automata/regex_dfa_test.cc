@@ -295,17 +295,18 @@ TEST_CASE("regex dfa: minimal sizes, worked by hand", "[regex]") {
 TEST_CASE("regex dfa: random regexes agree with RE2 on every short word", "[regex]") {
   struct Alphabet {
     std::string text;
-    std::size_t max_words;  // every word up to length 10, 6, 6 and 6
+    std::size_t max_words;  // every word up to length 12 (binary) or 7 (ternary)
   };
-  const Alphabet alphabets[] = {{"ab", 2047}, {"abc", 1093}, {"aáb", 1093}, {"a.-", 1093}};
+  const Alphabet alphabets[] = {{"ab", 8191}, {"abc", 3280}, {"aáb", 3280}, {"a.-", 3280}};
   std::set<std::string> used;
-  int checked = 0;
+  int checked = 0, nontrivial = 0;
+  std::size_t largest = 0;
   for (const Alphabet& a : alphabets) {
     const std::string alphabet = sym::declare(a.text);
     std::mt19937_64 rng = derived_rng(17, "regex-dfa-random", alphabet.size() * 7 + static_cast<std::uint8_t>(alphabet[1]));
     RegexGen gen(rng, alphabet);
     for (int t = 0; t < 250; ++t) {
-      const std::string pattern = gen.regex(1 + t % 3);
+      const std::string pattern = gen.regex(1 + t % 4);
       require_agrees(pattern, alphabet, a.max_words);
       // Minimal and canonical.
       const automata::Dfa dfa = dfa_from_regex(pattern, alphabet);
@@ -313,6 +314,8 @@ TEST_CASE("regex dfa: random regexes agree with RE2 on every short word", "[rege
       REQUIRE(again.states() == dfa.states());
       REQUIRE(again.transitions == dfa.transitions);
       REQUIRE(automata::minimize_moore(dfa).states() == dfa.states());
+      nontrivial += dfa.states() >= 4;
+      largest = std::max(largest, dfa.states());
       // Longer random words too.
       const oracle::RegexOracle re(pattern, "test");
       for (int w = 0; w < 10; ++w) {
@@ -327,6 +330,8 @@ TEST_CASE("regex dfa: random regexes agree with RE2 on every short word", "[rege
     used.insert(gen.used.begin(), gen.used.end());
   }
   CHECK(checked == 1000);
+  INFO(nontrivial << " DFAs with 4 or more states, the largest " << largest);
+  CHECK(nontrivial >= 300);
   const char* constructs[] = {"literal", "non-ASCII literal", "escaped metacharacter", "hex braces", "hex", "octal",
                               "class member", "class member outside the alphabet", "negated class", "range",
                               "perl class in class", "posix class", "dot", "perl class", "group",
@@ -415,6 +420,8 @@ TEST_CASE("regex dfa: refused features and syntax errors name the byte offset", 
       {"a[ab", 4, "missing ']' at byte 4 (the end of the pattern) to close the class at byte 1", false},
       {"[]", 2, "missing ']' at byte 2", false},
       {"[b-a]", 1, "bad character class range 'b-a' at byte 1", false},
+      {"[b-\x01]", 1, "bad character class range 'b-\\x01' at byte 1", false},  // controls shown as \xHH
+      {"(?P<\xff>a)", 0, "capture group name '\\xff' at byte 0", false},        // so is invalid UTF-8
       {"[[:foo:]]", 1, "invalid character class name '[:foo:]' at byte 1", false},
       {"a\\", 1, "trailing backslash at byte 1", false},
       {"\\q", 0, "invalid escape sequence '\\q' at byte 0", false},
@@ -423,6 +430,8 @@ TEST_CASE("regex dfa: refused features and syntax errors name the byte offset", 
       {"\\xg0", 0, "invalid escape sequence '\\xg0' at byte 0", false},
       {"\\x{110000}", 0, "invalid escape sequence", false},
       {"\\x{}", 0, "invalid escape sequence '\\x{}' at byte 0", false},
+      {"\\x{İ}", 0, "invalid escape sequence '\\x{İ' at byte 0", false},  // U+0130: its low byte is '0'
+      {"\\x{41", 0, "invalid escape sequence '\\x{41' at byte 0", false},
       {"[\\b]", 1, "invalid escape sequence '\\b' at byte 1", false},
       {"(?P<n>a)(?P<n>b)", 8, "duplicate capture group name 'n' at byte 8", true},
       {"(?P<>a)", 0, "invalid named capture group at byte 0: the name is empty", false},
