@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compile/khop.h"
+#include "io/file_util.h"
 #include "io/model_file.h"
 #include "model/forward.h"
 #include "model/random_model.h"
@@ -103,4 +104,21 @@ TEST_CASE("unicode model file: version 1 files still load, and version 1 cannot 
         "m.safetensors: model configuration: format version 0 is not supported (this softhat reads versions 1 to 2)");
   CHECK(error_of(with_config(v2, [](nlohmann::json& c) { c["alphabet"] = "a\u0301("; })) ==
         "m.safetensors: model configuration: the model's alphabet has a bad or repeated symbol at 1");
+}
+
+TEST_CASE("unicode model file: the version 1 files in the repository load and run", "[unicode][io]") {
+  // Written by softhat before version 2 (fuzz seeds): old files keep working.
+  for (const char* name : {"a-since-b", "contains-ab", "majority"}) {
+    INFO(name);
+    const std::string path = std::string(SOFTHAT_SOURCE_DIR) + "/fuzz/corpus/model/" + name + ".safetensors";
+    const std::string bytes = io::read_file(path);
+    REQUIRE(nlohmann::json::parse(header_of(bytes))["__metadata__"]["softhat.format_version"] == "1");
+    const model::Transformer m = io::load_model(path);
+    CHECK(m.config.alphabet == (std::string(name) == "a-since-b" ? "abc" : "ab"));
+    const model::RunResult r = model::Engine(m).run("ab");
+    CHECK(r.output_margin > 0);
+  }
+  CHECK(model::Engine(io::load_model(std::string(SOFTHAT_SOURCE_DIR) + "/fuzz/corpus/model/a-since-b.safetensors"))
+            .run("ba")
+            .accepted);
 }
