@@ -267,11 +267,16 @@ class Decomposer {
       std::reverse(back.begin(), back.end());
     }
     (void)mapped;
-    const std::string u = word_to(p) + dfa_.alphabet[a] + back;
     auto run = [&](int q, const std::string& w) {
       for (char ch : w) q = dfa_.next(q, dfa_.alphabet.find(ch));
       return q;
     };
+    // (rep -> p) a (t -> rep) and (rep -> t) (t -> rep) both map rep onto
+    // itself and differ on it (a o f_p != f_t), so one is not the identity.
+    std::string u = word_to(p) + dfa_.alphabet[a] + back;
+    bool identity = true;
+    for (int s : sets_.members(rep)) identity = identity && run(s, u) == s;
+    if (identity) u = word_to(t) + back;
     // A state of rep on a cycle of u of length > 1.
     int q = -1;
     std::size_t period = 0;

@@ -503,6 +503,12 @@ struct Prepared {
     std::vector<Head> heads;
     Linear<T> fc1, fc2;
     VecT b1, b2;
+    // Compiled models write a few residual columns per layer. When every
+    // output matrix is sparse, the layer only touches the columns some head,
+    // FFN row or bias writes (`touched`, sorted); the others receive exactly
+    // +0 in the dense reference, so skipping them changes no value.
+    bool narrow = false;
+    std::vector<Eigen::Index> head_cols, touched;
   };
   MatT embed;
   Linear<T> pos_proj;
@@ -521,6 +527,22 @@ struct Prepared {
       layer.fc2 = Linear<T>(lw.fc2.cast<T>());
       layer.b1 = lw.b1.cast<T>();
       layer.b2 = lw.b2.cast<T>();
+      layer.narrow = layer.fc1.rows() == 0 || layer.fc2.use_sparse;
+      std::vector<char> head_col(static_cast<std::size_t>(t.config.d_model), 0), any(head_col);
+      for (const Head& h : layer.heads) {
+        layer.narrow = layer.narrow && h.o.use_sparse;
+        for (const auto& e : h.o.entries) head_col[e.out] = any[e.out] = 1;
+      }
+      if (layer.fc1.rows() > 0) {
+        for (const auto& e : layer.fc2.entries) any[e.out] = 1;
+      }
+      for (Eigen::Index c = 0; c < layer.b2.size(); ++c) {
+        if (layer.b2(c) != T(0)) any[c] = 1;
+      }
+      for (std::size_t c = 0; c < head_col.size(); ++c) {
+        if (head_col[c]) layer.head_cols.push_back(static_cast<Eigen::Index>(c));
+        if (any[c]) layer.touched.push_back(static_cast<Eigen::Index>(c));
+      }
       layers.push_back(std::move(layer));
     }
   }
@@ -593,6 +615,9 @@ struct Prepared {
     MatT& X = ws.X;
     pos_proj.apply(phi, X);
     for (std::int64_t j = 0; j < n_pos; ++j) X.row(j) += embed.row(tokens[j]);
+    if (!X.allFinite()) throw std::runtime_error("the embedding overflows (a value is infinite or NaN)");
+    // A narrow first layer only re-zeroes its own columns of delta: start clean.
+    ws.delta.setZero(n_pos, cfg.d_model);
 
     RunResult result;
     result.beta = (opt.beta ? *opt.beta : cfg.beta).at(n);
@@ -601,7 +626,11 @@ struct Prepared {
       const Layer& layer = layers[li];
       if (opt.keep_layer_inputs) result.layer_inputs.push_back(X.template cast<double>());
       MatT& delta = ws.delta;
-      delta.setZero(n_pos, cfg.d_model);
+      if (layer.narrow && delta.rows() == n_pos && delta.cols() == cfg.d_model) {
+        for (Eigen::Index c : layer.head_cols) delta.col(c).setZero();  // the rest is still zero
+      } else {
+        delta.setZero(n_pos, cfg.d_model);
+      }
       // Scores accumulate in double: in float runs the stream is cast once per layer.
       if constexpr (!std::is_same_v<T, double>) ws.cast_copy = X.template cast<double>();
       const MatD& Xd = [&]() -> const MatD& {
@@ -646,15 +675,28 @@ struct Prepared {
           result.head_margins.push_back(hm);
         }
       }
-      X += delta;
+      if (layer.narrow) {
+        for (Eigen::Index c : layer.head_cols) X.col(c) += delta.col(c);
+      } else {
+        X += delta;
+      }
       if (layer.fc1.rows() > 0) {
         MatT& H = ws.H;
         layer.fc1.apply(X, H);
         H = (H.rowwise() + layer.b1).cwiseMax(T(0));
         layer.fc2.add(H, X);
       }
-      X.rowwise() += layer.b2;
-      if (!X.allFinite()) {
+      bool finite = true;
+      if (layer.narrow) {
+        for (Eigen::Index c : layer.touched) {
+          X.col(c).array() += layer.b2(c);
+          finite = finite && X.col(c).allFinite();
+        }
+      } else {
+        X.rowwise() += layer.b2;
+        finite = X.allFinite();
+      }
+      if (!finite) {
         throw std::runtime_error(fmt::format("layer {}: the residual stream overflows (a value is infinite or NaN)", li));
       }
     }
