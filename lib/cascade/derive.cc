@@ -17,6 +17,16 @@ namespace {
 
 using logic::Formula;
 
+// Sizes of the DAG, and the named subformulas in dependency order.
+void finish(Derived& out, const logic::Names& names) {
+  for (Formula f : logic::subformulas(out.formula)) {
+    ++out.dag_nodes;
+    if (logic::is_past(f->op)) ++out.temporal_nodes;
+    if (names.count(f)) out.defined.push_back(f);
+  }
+  for (Formula f : out.defined) out.names[f] = names.at(f);
+}
+
 class Builder {
  public:
   Builder(const automata::Dfa& dfa, const Cascade& c) : dfa_(dfa), c_(c), levels_(static_cast<int>(c.levels.size())) {}
@@ -40,12 +50,7 @@ class Builder {
       }
     }
     out.formula = accept();
-    for (Formula f : logic::subformulas(out.formula)) {
-      ++out.dag_nodes;
-      if (logic::is_past(f->op)) ++out.temporal_nodes;
-      if (names_.count(f)) out.defined.push_back(f);
-    }
-    for (Formula f : out.defined) out.names[f] = names_.at(f);
+    finish(out, names_);
     return out;
   }
 
@@ -246,12 +251,7 @@ Derived ordered_formula(const automata::Dfa& dfa) {
     l.tiles += 2;
     l.used_values += 1;
   }
-  for (Formula f : logic::subformulas(out.formula)) {
-    ++out.dag_nodes;
-    if (logic::is_past(f->op)) ++out.temporal_nodes;
-    if (names.count(f)) out.defined.push_back(f);
-  }
-  for (Formula f : out.defined) out.names[f] = names.at(f);
+  finish(out, names);
   return out;
 }
 

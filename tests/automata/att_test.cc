@@ -63,7 +63,7 @@ TEST_CASE("att: the forms of an acceptor line", "[att]") {
   }
 }
 
-TEST_CASE("att: the initial state is the first arc's source; missing arcs reject", "[att]") {
+TEST_CASE("att: the initial state is the first arc's source, and missing arcs reject", "[att]") {
   // Final-state lines before the first arc do not make their state initial.
   const automata::Dfa d = att("3\n5 3 a a\n3 3 b b\n");
   CHECK(!d.accepts(""));

@@ -15,6 +15,7 @@
 #include "cascade/derive.h"
 #include "lang/catalog.h"
 #include "logic/eval.h"
+#include "cascade/mlregtest_files.h"
 #include "util/symbols.h"
 
 using namespace softhat;
@@ -127,7 +128,7 @@ automata::Dfa read_att(const std::filesystem::path& path) {
 
 }  // namespace
 
-TEST_CASE("cascade: random DFAs, star-free exactly when the monoid is aperiodic; formulas equal the DFA",
+TEST_CASE("cascade: random DFAs, star-free exactly when the monoid is aperiodic, and formulas equal the DFA",
           "[cascade]") {
   std::mt19937_64 rng(20261201);
   int derived = 0, refused = 0, ordered = 0;
@@ -179,16 +180,8 @@ TEST_CASE("cascade: every star-free catalogue automaton gives back its language"
 
 TEST_CASE("cascade: the MLRegTest sample: 66 star-free automata derived and proved, 6 refused with witnesses",
           "[cascade][mlregtest]") {
-  const std::filesystem::path dir = SOFTHAT_MLREGTEST_DIR;
-  if (!std::filesystem::exists(dir)) {
-    WARN("no MLRegTest sample at " << dir);
-    return;
-  }
-  std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().extension() == ".att") files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
+  const std::vector<std::filesystem::path> files = mlregtest_files();
+  if (files.empty()) return;
   REQUIRE(files.size() == 72);
   int derived = 0, refused = 0;
   std::mt19937_64 rng(7);

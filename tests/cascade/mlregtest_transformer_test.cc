@@ -16,6 +16,7 @@
 #include "cascade/derive.h"
 #include "compile/compiler.h"
 #include "model/forward.h"
+#include "cascade/mlregtest_files.h"
 #include "util/symbols.h"
 
 using namespace softhat;
@@ -39,16 +40,8 @@ std::vector<std::string> words_up_to(const std::string& alphabet, std::size_t ma
 
 TEST_CASE("mlregtest: every star-free sample automaton's transformer agrees with it, softmax and hard",
           "[cascade][mlregtest][slow]") {
-  const std::filesystem::path dir = SOFTHAT_MLREGTEST_DIR;
-  if (!std::filesystem::exists(dir)) {
-    WARN("no MLRegTest sample at " << dir);
-    return;
-  }
-  std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().extension() == ".att") files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
+  const std::vector<std::filesystem::path> files = mlregtest_files();
+  if (files.empty()) return;
   int compiled = 0;
   std::size_t checked = 0;
   std::mt19937_64 rng(16);
