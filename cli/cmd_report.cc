@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "cascade/holonomy.h"
 #include "compile/acceptor.h"
 #include "report/report.h"
 #include "util/error.h"
@@ -50,7 +51,14 @@ void setup_report(CLI::App& app, Runner& runner) {
           ctx.err << fmt::format("softhat: skipped {}: no formula or construction\n", language.name());
           continue;
         }
-        pages.push_back(report::language_page(language, options));
+        try {
+          pages.push_back(report::language_page(language, options));
+        } catch (const cascade::NotStarFree& e) {
+          // A DFA-defined language that is not star-free: no transformer to report on.
+          if (!args->selection.all && args->selection.att.empty()) throw;
+          ctx.err << fmt::format("softhat: skipped {}: {}\n", language.name(), e.what());
+          continue;
+        }
         ctx.err << fmt::format("softhat: {} {}\n", language.name(), pages.back().ok ? "agrees" : "DISAGREES");
       }
       std::string command = "softhat";

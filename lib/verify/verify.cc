@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "cascade/holonomy.h"
 #include "compile/acceptor.h"
 #include "model/prefix_runner.h"
 #include "task/khop.h"
@@ -92,7 +93,18 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
     report.skipped = "no formula or construction to build a transformer from";
     return report;
   }
-  compile::Acceptor acceptor = compile::build_acceptor(language, options.compile);
+  std::optional<compile::Acceptor> built;
+  try {
+    built = compile::build_acceptor(language, options.compile);
+  } catch (const cascade::NotStarFree& e) {
+    // A language defined by a DFA that is not star-free has no transformer
+    // of this kind (the witness says why): reported, not verified.
+    const std::string prefix = fmt::format("language '{}': ", language.name());
+    const std::string what = e.what();
+    report.skipped = what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+    return report;
+  }
+  compile::Acceptor& acceptor = *built;
   const model::ModelConfig& cfg = acceptor.model.config;
   report.layers = static_cast<int>(cfg.layers.size());
   for (const model::LayerConfig& l : cfg.layers) report.heads += static_cast<int>(l.heads.size());

@@ -114,6 +114,14 @@ TEST_CASE("inputs: verify --att DIR (and several files) prints one language per 
   CHECK(r.out.find("a-starts-a") < r.out.find("b-no-bb"));
   CHECK(r.out.find("b-no-bb") < r.out.find("c-contains-ab"));
   CHECK(r.out.find("notes") == std::string::npos);
+  // A DFA that is not star-free has no transformer: verify says why and goes on.
+  const fs::path mixed = folder("att-dir-mixed");
+  write(mixed / "a.att", kStartsA);
+  write(mixed / "parity.att", "0\t1\ta\ta\n0\t0\tb\tb\n1\t0\ta\ta\n1\t1\tb\tb\n1\n");
+  const Result m = run(with({"verify", "--att", mixed.string()}, kQuick));
+  CHECK(m.status == 0);
+  CHECK(rows_named(m.out, "a") == 1);
+  CHECK(m.out.find("skipped parity: the language is not star-free: u = \"a\"") != std::string::npos);
   // Files given one by one keep their order.
   const Result two = run(with({"verify", "--att", (dir / "c-contains-ab.att").string(), (dir / "a-starts-a.att").string()}, kQuick));
   CHECK(two.status == 0);
