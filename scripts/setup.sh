@@ -3,15 +3,18 @@
 # configures and builds it in ./build. Safe to run again: it does nothing
 # that is already done.
 # Usage: bash scripts/setup.sh [--tests] [extra cmake args]
-#   --tests  also installs python3-numpy and python3-torch for the parity tests
+#   --tests  also installs python3-numpy, python3-torch and librsvg2-bin and builds
+#            the tests and benchmarks; without it only the softhat binary is built
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libcli11-dev libeigen3-dev libre2-dev catch2 libfmt-dev
           nlohmann-json3-dev libtomlplusplus-dev libgmp-dev)
+targets=(--target softhat)  # the first README command builds only what it runs
 if [ "${1:-}" = "--tests" ]; then
   shift
   packages+=(python3 python3-numpy python3-torch librsvg2-bin)
+  targets=()  # everything: the CLI, the tests, the benchmarks
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -27,4 +30,4 @@ if ((${#missing[@]})); then
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-cmake --build build -j"$(nproc)"
+cmake --build build -j"$(nproc)" "${targets[@]}"
