@@ -24,7 +24,11 @@ CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebI
   -DSOFTHAT_SANITIZE=address,undefined -DSOFTHAT_BUILD_TESTS=ON -DSOFTHAT_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build "$build" -j"$(nproc)"
 echo "== the test suite under AddressSanitizer + UBSan"
+# The MLRegTest transformer sweep (66 compiled automata x ~7,000 words x 2
+# modes, ~3 minutes in the release build) runs in the README's test command;
+# here it is left out for time: the same derivation, compilation and engine
+# paths run under the sanitizers in the [cascade] and [compile] tests.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
+  ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -E "^mlregtest: every star-free sample"
 echo "== fuzz targets, ${seconds} s each"
 FUZZ_BUILD="$build" bash fuzz/run.sh "$seconds"
