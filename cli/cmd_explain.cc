@@ -36,6 +36,7 @@ void setup_explain(CLI::App& app, Runner& runner) {
                                                      "--model, --formula, --regex or --att")
       ->expected(0, 2);
   add_language_flags(sub, args->selection);
+  sub->get_option("--att")->expected(1)->allow_extra_args(false);  // one file: `explain --att FILE WORD` leaves WORD positional
   add_compile_options(sub, args->compile, true);
   sub->add_option("--model", args->model, "a model file instead of a language");
   auto* word = sub->add_option("--word", args->word, "the word to explain (instead of the positional WORD)");

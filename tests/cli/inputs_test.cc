@@ -83,6 +83,12 @@ TEST_CASE("inputs: verify --att FILE checks the transformer against the automato
   CHECK(r.status == 0);
   CHECK(rows_named(r.out, "contains-ab") == 1);
   CHECK(r.out.find("100.00%") != std::string::npos);
+  // The other commands take the same file: explain (the word stays positional), compile, classify.
+  const Result e = run({"explain", "--att", file, "aab", "--mode", "hard"});
+  INFO(e.err);
+  CHECK(e.status == 0);
+  CHECK(e.out.find("contains-ab") != std::string::npos);
+  CHECK(run({"classify", "--att", file}, "aab\nba\n").out == "aab\tTRUE\nba\tFALSE\n");
   // An MLRegTest file: the name is the file name without .att.
 #ifdef SOFTHAT_MLREGTEST_DIR
   const Result m = run(with({"verify", "--att", std::string(SOFTHAT_MLREGTEST_DIR) + "/04.04.SF.0.0.6.att"},
