@@ -157,41 +157,10 @@ class Builder {
 // Exact: the state is q at i iff q was entered at the last j ≤ i that
 // entered it and every later letter loops at q, or q is the start and every
 // letter so far loops at it.
-bool is_partially_ordered(const automata::Dfa& dfa) {
+// The states with every self-loop ignored, predecessors first (Kahn); fewer
+// than all states when some cycle is not a self-loop.
+std::vector<int> loop_free_order(const automata::Dfa& dfa) {
   const std::size_t n = dfa.states(), k = dfa.alphabet.size();
-  std::vector<int> indegree(n, 0);
-  for (std::size_t q = 0; q < n; ++q) {
-    for (std::size_t a = 0; a < k; ++a) {
-      const auto r = static_cast<std::size_t>(dfa.next(static_cast<int>(q), a));
-      if (r != q) ++indegree[r];
-    }
-  }
-  std::vector<int> ready;
-  for (std::size_t q = 0; q < n; ++q) {
-    if (!indegree[q]) ready.push_back(static_cast<int>(q));
-  }
-  std::size_t seen = 0;
-  while (!ready.empty()) {
-    const int q = ready.back();
-    ready.pop_back();
-    ++seen;
-    for (std::size_t a = 0; a < k; ++a) {
-      const int r = dfa.next(q, a);
-      if (r != q && --indegree[r] == 0) ready.push_back(r);
-    }
-  }
-  return seen == n;
-}
-
-Derived ordered_formula(const automata::Dfa& dfa) {
-  const std::size_t n = dfa.states(), k = dfa.alphabet.size();
-  logic::Names names;
-  auto name = [&](Formula f, std::string s) {
-    const logic::Op op = f->op;
-    if (op != logic::Op::kTrue && op != logic::Op::kFalse && op != logic::Op::kLetter) names.emplace(f, std::move(s));
-    return f;
-  };
-  // Topological order of the states (predecessors first).
   std::vector<int> order, indegree(n, 0);
   for (std::size_t q = 0; q < n; ++q) {
     for (std::size_t a = 0; a < k; ++a) {
@@ -208,6 +177,21 @@ Derived ordered_formula(const automata::Dfa& dfa) {
       if (r != order[i] && --indegree[r] == 0) order.push_back(r);
     }
   }
+  return order;
+}
+
+bool is_partially_ordered(const automata::Dfa& dfa) { return loop_free_order(dfa).size() == dfa.states(); }
+
+Derived ordered_formula(const automata::Dfa& dfa) {
+  const std::size_t n = dfa.states(), k = dfa.alphabet.size();
+  const std::vector<int> order = loop_free_order(dfa);  // predecessors first
+  if (order.size() != n) throw std::logic_error("derive_formula: the DFA is not partially ordered");
+  logic::Names names;
+  auto name = [&](Formula f, std::string s) {
+    const logic::Op op = f->op;
+    if (op != logic::Op::kTrue && op != logic::Op::kFalse && op != logic::Op::kLetter) names.emplace(f, std::move(s));
+    return f;
+  };
   std::vector<Formula> at(n), prev(n);
   std::vector<int> level(n, 0);  // longest path from a source
   for (int q : order) {
@@ -391,7 +375,6 @@ Derived derive_formula(const automata::Dfa& minimal, const Limits& limits, bool 
   Derived out;
   const bool ordered = route == Route::kOrdered || (route == Route::kAuto && is_partially_ordered(minimal));
   if (ordered) {
-    if (!is_partially_ordered(minimal)) throw std::logic_error("derive_formula: the DFA is not partially ordered");
     out = ordered_formula(minimal);
   } else {
     Cascade c = holonomy(minimal, limits);
