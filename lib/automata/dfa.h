@@ -10,8 +10,8 @@
 // or at the end (X F U false, G last true at n). A state accepts when its
 // guesses are consistent with the end of the word and the root holds. The
 // empty word is decided at the start state by the contract's point 0.
-// The subset construction makes it deterministic; Moore's partition
-// refinement makes it minimal.
+// The subset construction makes it deterministic; Hopcroft's partition
+// refinement (minimize()) makes it minimal.
 #pragma once
 
 #include <cstdint>
@@ -61,7 +61,7 @@ Dfa dfa_from_formula(logic::Formula formula, const std::string& alphabet,
 
 // The minimal complete DFA of the same language (unreachable states removed).
 Dfa minimize(const Dfa& dfa);
-// The same by Moore's refinement (O(n^2) rounds in the worst case): the
+// The same by Moore's refinement (up to n rounds, O(k n^2) in the worst case): the
 // reference the tests compare minimize() with.
 Dfa minimize_moore(const Dfa& dfa);
 

@@ -46,8 +46,9 @@ struct Derived {
 };
 
 // Derives the formula of a minimal complete DFA. When `prove` is set (the
-// default), builds the minimal DFA of the derived formula and proves it equal
-// to `minimal` by a product search; a difference is a std::logic_error naming
+// default), proves the derived formula equal to `minimal` by a breadth-first
+// search of the product of `minimal` with the formula's past-operator memory
+// (one bit per Y O H S first node); a difference is a std::logic_error naming
 // the shortest differing word (an internal error: a bug, never a silent wrong
 // model). Throws NotStarFree, LimitError, Interrupted.
 // `route`: automatic (partially ordered DFAs take the per-state route, the
