@@ -26,7 +26,7 @@ lang::Catalog Context::load_catalog() const {
   return catalog;
 }
 
-void add_language_flags(CLI::App* app, lang::Selection& s) {
+void add_language_flags(CLI::App* app, cli::Selection& s) {
   app->add_option("--formula", s.formula, "a formula typed here (formula-language.md)");
   app->add_option("--regex", s.regex, "an RE2 regex: alone (with --alphabet) the language itself, with --formula an "
                                       "oracle for it");
@@ -36,7 +36,7 @@ void add_language_flags(CLI::App* app, lang::Selection& s) {
                                             "symbols), e.g. ab");
 }
 
-void add_selection(CLI::App* app, lang::Selection& s) {
+void add_selection(CLI::App* app, cli::Selection& s) {
   app->add_option("languages", s.names, "catalogue languages (see `softhat list`)");
   app->add_flag("--all", s.all, "every catalogue language");
   add_language_flags(app, s);
@@ -66,7 +66,7 @@ void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta) {
   }
 }
 
-Subject select_subject(const Context& ctx, const lang::Selection& selection, const CompileArgs& compile,
+Subject select_subject(const Context& ctx, const cli::Selection& selection, const CompileArgs& compile,
                        const std::string& model_file) {
   Subject s;
   if (!model_file.empty()) {
@@ -83,9 +83,9 @@ Subject select_subject(const Context& ctx, const lang::Selection& selection, con
 
 int default_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
-lang::Language select_one(const Context& ctx, const lang::Selection& selection, bool need_acceptor) {
+lang::Language select_one(const Context& ctx, const cli::Selection& selection, bool need_acceptor) {
   if (selection.all || selection.names.size() > 1) throw InputError("this command takes one language");
-  std::vector<lang::Language> langs = lang::select_languages(ctx.load_catalog(), selection);
+  std::vector<lang::Language> langs = cli::select_languages(ctx.load_catalog(), selection);
   if (langs.size() != 1) {
     throw InputError(fmt::format("this command takes one language; --att names {} files", langs.size()));
   }

@@ -19,7 +19,7 @@ namespace softhat::cli {
 
 namespace {
 struct Args {
-  lang::Selection selection;
+  cli::Selection selection;
   CompileArgs compile;
 };
 }  // namespace

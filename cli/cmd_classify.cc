@@ -9,7 +9,7 @@ namespace softhat::cli {
 
 namespace {
 struct Args {
-  lang::Selection selection;
+  cli::Selection selection;
   CompileArgs compile;
   std::string format = "tsv";
   std::string mode = "softmax";

@@ -12,7 +12,7 @@ namespace softhat::cli {
 
 namespace {
 struct Args {
-  lang::Selection selection;
+  cli::Selection selection;
   CompileArgs compile;
   std::string output;
 };

@@ -19,7 +19,7 @@ namespace softhat::cli {
 namespace {
 struct Args {
   std::vector<std::string> positionals;  // [LANG] WORD
-  lang::Selection selection;
+  cli::Selection selection;
   CompileArgs compile;
   std::string model;
   std::string word;

@@ -17,7 +17,7 @@ namespace softhat::cli {
 
 namespace {
 struct Args {
-  lang::Selection selection;
+  cli::Selection selection;
   std::string lengths;
   std::vector<std::string> splits;
   corpus::GenerateOptions options;
@@ -62,7 +62,7 @@ void setup_generate(CLI::App& app, Runner& runner) {
     runner = [args](Context& ctx) {
       args->options.max_states = automata::default_max_states();
       if (args->selection.all || args->selection.names.size() > 1) throw InputError("generate takes one language");
-      const std::vector<lang::Language> langs = lang::select_languages(ctx.load_catalog(), args->selection);
+      const std::vector<lang::Language> langs = cli::select_languages(ctx.load_catalog(), args->selection);
       if (langs.size() != 1) throw InputError(fmt::format("generate takes one language; --att names {} files", langs.size()));
       const lang::Language& language = langs[0];
       if (!args->lengths.empty()) args->options.splits.push_back(corpus::parse_split(args->lengths));

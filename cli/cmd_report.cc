@@ -10,13 +10,13 @@
 #include "compile/acceptor.h"
 #include "report/report.h"
 #include "util/error.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 namespace softhat::cli {
 
 namespace {
 struct Args {
-  lang::Selection selection;
+  cli::Selection selection;
   CompileArgs compile;
   std::string out;
   std::string verify_lengths = "100,1000";
@@ -41,12 +41,12 @@ void setup_report(CLI::App& app, Runner& runner) {
       report::ReportOptions options;
       options.compile = args->compile.options();
       options.verify.compile = options.compile;
-      options.verify.lengths = verify::parse_length_list(args->verify_lengths);
+      options.verify.lengths = words::parse_length_list(args->verify_lengths);
       options.verify.samples = args->samples;
-      options.sweep_lengths = verify::parse_length_list(args->sweep_lengths);
+      options.sweep_lengths = words::parse_length_list(args->sweep_lengths);
       options.sweep_plan.words = args->sweep_words;
       std::vector<report::LanguagePage> pages;
-      for (const lang::Language& language : lang::select_languages(ctx.load_catalog(), args->selection)) {
+      for (const lang::Language& language : cli::select_languages(ctx.load_catalog(), args->selection)) {
         if (!compile::has_acceptor(language)) {
           ctx.err << fmt::format("softhat: skipped {}: no formula or construction\n", language.name());
           continue;

@@ -13,11 +13,11 @@ namespace softhat::cli {
 
 void setup_show(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("show", "show one language: formula, structure, fragment, oracles");
-  auto selection = std::make_shared<lang::Selection>();
+  auto selection = std::make_shared<cli::Selection>();
   add_selection(sub, *selection);
   sub->callback([&runner, selection] {
     runner = [selection](Context& ctx) {
-      for (const lang::Language& language : lang::select_languages(ctx.load_catalog(), *selection)) {
+      for (const lang::Language& language : cli::select_languages(ctx.load_catalog(), *selection)) {
         ctx.out << lang::describe_language(language);
         if (!compile::defined_by_automaton(language)) continue;
         // The formula derived from the automaton, shared subformulas named.

@@ -15,13 +15,13 @@
 #include "util/error.h"
 #include "verify/check.h"
 #include "verify/sample_words.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 namespace softhat::cli {
 
 namespace {
 struct Args {
-  lang::Selection selection;
+  cli::Selection selection;
   CompileArgs compile;
   std::string model;
   std::string lengths = "0-8,16,32,64,128";
@@ -55,7 +55,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
     const bool has_eps = eps->count() > 0;
     runner = [args, has_eps](Context& ctx) {
       simulate::SimulateOptions options;
-      options.lengths = verify::parse_length_list(args->lengths);
+      options.lengths = words::parse_length_list(args->lengths);
       if (has_eps) options.epsilon = args->epsilon;
       options.bisect = args->bisect;
       options.beta = args->compile.beta_override();
@@ -64,7 +64,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
         if (args->selection.any()) throw InputError("give either --model FILE or a language, not both");
         subjects.emplace_back(std::nullopt);
       } else {
-        for (lang::Language& l : lang::select_languages(ctx.load_catalog(), args->selection)) {
+        for (lang::Language& l : cli::select_languages(ctx.load_catalog(), args->selection)) {
           if (compile::has_acceptor(l)) subjects.emplace_back(std::move(l));
           else if (!args->selection.all) throw InputError(fmt::format("language '{}' has no formula or construction", l.name()));
         }

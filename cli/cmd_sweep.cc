@@ -12,13 +12,13 @@
 #include "sweep/sweep.h"
 #include "util/error.h"
 #include "util/random.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 namespace softhat::cli {
 
 namespace {
 struct Args {
-  lang::Selection selection;
+  cli::Selection selection;
   CompileArgs compile;
   std::string model;
   std::string lengths = "16,32,64,128,256,512,1024,2048,4096,8192,16384";
@@ -50,7 +50,7 @@ void setup_sweep(CLI::App& app, Runner& runner) {
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
       sweep::SweepOptions options;
-      options.lengths = verify::parse_length_list(args->lengths);
+      options.lengths = words::parse_length_list(args->lengths);
       const Subject subject = select_subject(ctx, args->selection, args->compile, args->model);
       const std::optional<lang::Language>& language = subject.language;
       const model::Transformer& model = subject.model;

@@ -12,7 +12,7 @@ namespace softhat::cli {
 
 namespace {
 struct Args {
-  lang::Selection selection;
+  cli::Selection selection;
   CompileArgs compile;
   verify::VerifyOptions options;
   std::size_t max_len = 0;
@@ -54,7 +54,7 @@ void setup_verify(CLI::App& app, Runner& runner) {
       args->options.threads = args->threads > 0 ? args->threads : default_threads();
       if (!args->shard.empty()) args->options.shard = parse_shard(args->shard);
       std::vector<verify::VerifyReport> reports;
-      for (const lang::Language& language : lang::select_languages(ctx.load_catalog(), args->selection)) {
+      for (const lang::Language& language : cli::select_languages(ctx.load_catalog(), args->selection)) {
         reports.push_back(verify::verify_language(language, args->options));
       }
       ctx.out << verify::format_verify_reports(reports);

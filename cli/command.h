@@ -12,7 +12,7 @@
 #include "compile/compiler.h"
 #include "corpus/generate.h"
 #include "io/word_stream.h"
-#include "lang/select.h"
+#include "cli/select.h"
 #include "model/forward.h"
 
 namespace softhat::cli {
@@ -34,10 +34,10 @@ using Runner = std::function<int(Context&)>;
 // Adds `LANG... | --all | --formula F --alphabet A [--regex R] | --regex R
 // --alphabet A | --att FILE|DIR... [--alphabet A] | --task khop --hops K` to a
 // subcommand.
-void add_selection(CLI::App* app, lang::Selection& selection);
+void add_selection(CLI::App* app, cli::Selection& selection);
 // Only the flags that define a language here: --formula, --regex, --att,
 // --alphabet (for commands with their own positionals, e.g. explain).
-void add_language_flags(CLI::App* app, lang::Selection& selection);
+void add_language_flags(CLI::App* app, cli::Selection& selection);
 
 void setup_list(CLI::App& app, Runner& runner);
 void setup_show(CLI::App& app, Runner& runner);
@@ -67,7 +67,7 @@ void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta);
 // The one language of a single-language command (LANG, --formula, --regex or
 // one --att file). need_acceptor: refuse a language compile::has_acceptor()
 // cannot build a transformer for.
-lang::Language select_one(const Context& ctx, const lang::Selection& selection, bool need_acceptor = true);
+lang::Language select_one(const Context& ctx, const cli::Selection& selection, bool need_acceptor = true);
 
 // The model a command works on: a model file (--model), or the transformer of
 // one selected language (compiled or constructed). Throws InputError for both.
@@ -76,7 +76,7 @@ struct Subject {
   std::optional<lang::Language> language;
   std::string name;  // the language's name or the file
 };
-Subject select_subject(const Context& ctx, const lang::Selection& selection, const CompileArgs& compile,
+Subject select_subject(const Context& ctx, const cli::Selection& selection, const CompileArgs& compile,
                        const std::string& model_file);
 
 // classify / transduce: the language's (or task's) transformer on the words

@@ -467,7 +467,7 @@ Dfa dfa_from_att(std::string_view text, const AttSource& source, const std::opti
     if (alphabet) {
       code = sym::find(d->code_point);
       if (!code || alphabet->find(*code) == std::string::npos) {
-        fail(fmt::format("symbol '{}' is not in the alphabet {}", label, logic::alphabet_set(*alphabet)));
+        fail(fmt::format("symbol '{}' is not in the alphabet {}", label, sym::alphabet_set(*alphabet)));
       }
     } else {
       if (const char* why = sym::not_a_symbol(d->code_point)) {

@@ -1,6 +1,6 @@
 // Formula -> layer plan -> weights: the compiled softmax acceptor.
 //
-// The construction (paper-digest.md §3.5; proofs in compile/compiler.cc):
+// The construction (docs/theory.md, 'Since' and 'Until'; proofs in compile/compiler.cc):
 // each temporal subformula is one attention head whose scores are distinct
 // multiples of a unit delta (1/(n+1) with bounded position embeddings, 1 with
 // unbounded ones), with BOS scoring strictly between the "stop" positions and

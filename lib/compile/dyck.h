@@ -1,5 +1,5 @@
 // Dyck-k (k >= 2 bracket types, unbounded depth) as an average-hard attention
-// transformer in the manner of Yao et al. (2021) (paper-digest §6.3): depth
+// transformer in the manner of Yao et al. (2021) (docs/theory.md, 'Dyck-k'): depth
 // by uniform counting, a closer matched to the nearest earlier opener of
 // equal depth (ties broken by position), then a check that every closer
 // matched its type, no prefix went below zero and the final depth is zero.

@@ -1,8 +1,8 @@
-// k-hop induction heads as a softmax transformer (paper-digest §6.1,
-// s-rasp-and-theorem.md §2.8): k+1 layers of one head each, every head a
+// k-hop induction heads as a softmax transformer (docs/theory.md, 'k-hop
+// induction heads'): k+1 layers of one head each, every head a
 // "rightmost match" head whose scores are distinct multiples of
 // delta = 1/(n+1), so beta(n) = c (n+1), i.e. tau(n) = 1/(c(n+1)) = Theta(1/n),
-// puts at most 1/(e^c - 1) of the weight off the target (geometric sum, §4.4(c));
+// puts at most 1/(e^c - 1) of the weight off the target (geometric sum, docs/theory.md, 'Score gaps and margins');
 // with c = 3 that is <= 0.0524 and the rounding FFN
 // rho(a) = ReLU(2a - 1/2) - ReLU(2a - 3/2) makes every one-hot exact again.
 //

@@ -1,6 +1,6 @@
 // Formula -> layer plan: which head in which layer computes which temporal
 // subformula, which FFN computes which Boolean glue, and which residual
-// coordinate holds what (paper-digest.md §3.4-3.6; the constructions and
+// coordinate holds what (docs/theory.md, 'The constructions'; the constructions and
 // their bounds are written out in compile/plan.cc where they are used).
 //
 // Every Boolean subformula has its own residual coordinate holding an exact

@@ -18,7 +18,7 @@
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/symbols.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 namespace softhat::corpus {
 
@@ -213,7 +213,7 @@ class Sampler {
     }
     // Rejection from uniform words: exactly uniform within the class.
     for (std::size_t tries = 0; out.size() < count && tries < 2000 * count + 20000; ++tries) {
-      std::string w = verify::random_word(rng, lang_.alphabet(), n, 0);
+      std::string w = words::random_word(rng, lang_.alphabet(), n, 0);
       if (member(w) == positive) keep(std::move(w));
     }
     return out;
@@ -320,7 +320,7 @@ std::vector<LengthUnit> generate_units(const lang::Language& language, const Gen
         // Natural proportions: distinct uniform words, labelled.
         std::size_t tries = 0;
         while (out.size() < o.per_length && tries++ < 50 * o.per_length + 1000) {
-          std::string w = verify::random_word(rng, language.alphabet(), n, 0);
+          std::string w = words::random_word(rng, language.alphabet(), n, 0);
           if (!taken.insert(w).second) continue;
           const bool label = sampler.member(w);
           out.push_back({w, label, "natural", ""});

@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "logic/parse.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/symbols.h"
@@ -24,7 +23,7 @@ std::optional<std::string> decode_word(std::string_view text, std::string_view a
   codes.reserve(text.size());
   auto outside = [&](const std::string& shown) {
     return fmt::format("symbol {} at {} is not in the alphabet {}", shown, codes.size() + 1,
-                       logic::alphabet_set(alphabet));
+                       sym::alphabet_set(alphabet));
   };
   for (std::size_t pos = 0; pos < text.size();) {
     const char c = text[pos];

@@ -34,7 +34,7 @@ std::string describe_language(const Language& l) {
     out += fmt::format("{:<12} {}\n", fmt::format("{}:", key), value);
   };
   line("name", l.name());
-  line("alphabet", logic::alphabet_set(l.alphabet()));
+  line("alphabet", sym::alphabet_set(l.alphabet()));
   line("class", l.spec.language_class.empty() ? "-" : l.spec.language_class);
   line("defined by", l.defined_by());
   line("fragment", fragment_of(l));

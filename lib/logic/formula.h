@@ -1,4 +1,4 @@
-// The formula AST of softhat's formula language (../shared/design/formula-language.md).
+// The formula AST of softhat's formula language (docs/formula-language.md).
 //
 // A Formula is a handle to an immutable, hash-consed node: two formulas are
 // structurally equal iff their handles are equal, so a subformula shared by

@@ -541,13 +541,4 @@ std::string declare_alphabet(std::string_view text) {
   return codes;
 }
 
-std::string alphabet_set(std::string_view alphabet) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < alphabet.size(); ++i) {
-    if (i) out += ',';
-    out += sym::encode(alphabet[i]);
-  }
-  return out + "}";
-}
-
 }  // namespace softhat::logic

@@ -1,4 +1,4 @@
-// The parser of the formula language (../shared/design/formula-language.md).
+// The parser of the formula language (docs/formula-language.md).
 //
 // Recursive descent over the contract's grammar, with errors that carry the
 // byte offset and say what was expected ("unexpected ')' at 7, expected a
@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "logic/formula.h"
+#include "util/symbols.h"
 
 namespace softhat::logic {
 
@@ -64,7 +65,7 @@ std::string declare_alphabet(std::string_view text);
 // that is not printable: an ASCII control or space, or a code point that
 // sym::not_a_symbol refuses (a control, a space, a combining mark, ...).
 void validate_alphabet(std::string_view alphabet);
-// "{a,á,b}" (UTF-8)
-std::string alphabet_set(std::string_view alphabet);
+// "{a,á,b}" (UTF-8); lives in util/symbols.h, where io and automata use it too.
+using sym::alphabet_set;
 
 }  // namespace softhat::logic

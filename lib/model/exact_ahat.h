@@ -1,5 +1,5 @@
 // The exact average-hard attention transformer (AHAT) of a model file, and the
-// score gaps of its attention rows (paper-digest §5.1 and §5.4).
+// score gaps of its attention rows (docs/theory.md, 'Score gaps and margins').
 //
 // Every quantity of the AHAT forward pass is a rational number: the weights
 // are doubles (dyadic rationals), the position features are rationals in j

@@ -1,7 +1,7 @@
 // The inverse temperature the AHAT -> softmax theorem requires: run an
 // average-hard transformer's weights with softmax at beta and every residual
-// vector stays within eps of the AHAT's (s-rasp-and-theorem.md §4.4 (a), (b),
-// (d) and §4.5 mode U; paper-digest §5.3). Derivation, in docs/simulate.md:
+// vector stays within eps of the AHAT's (docs/theory.md, 'From average-hard to
+// softmax'). Derivation, in docs/simulate.md:
 //
 //   Per head h of layer l, from the weights: B_h = |W_Q^T W_K|_2 (scores are
 //   x_i^T W_Q^T W_K x_j), K_h = |W_O W_V|_2; per layer L_F = 1 + |W2|_2 |W1|_2.

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "verify/words.h"
+#include "words/words.h"
 #include "util/interrupt.h"
 #include "util/symbols.h"
 
@@ -51,11 +51,11 @@ WordSet model_words(const std::string& alphabet, std::size_t n, std::size_t samp
   };
   // Adversarial families: long runs, one different symbol far from the
   // other end or in the middle, periodic words.
-  for (std::string& w : verify::adversarial_words(alphabet, n)) add(std::move(w));
+  for (std::string& w : words::adversarial_words(alphabet, n)) add(std::move(w));
   const std::size_t adversarial = set.words.size();
   std::mt19937_64 rng = derived_rng(seed, "simulate-words", n);
   for (std::uint64_t i = 0; set.words.size() < adversarial + samples && i < 20 * samples + 20; ++i) {
-    add(verify::random_word(rng, alphabet, n, i));
+    add(words::random_word(rng, alphabet, n, i));
   }
   return set;
 }

@@ -1,5 +1,5 @@
 // softhat simulate: an average-hard transformer (AHAT) and the same weights
-// under softmax (the paper's part 2, paper-digest §5; the bound in
+// under softmax (the paper's part 2, docs/theory.md, 'From average-hard to softmax'; the bound in
 // model/temperature_bound.h, derived in docs/simulate.md).
 //
 // Per length n: every word of the length when there are few enough

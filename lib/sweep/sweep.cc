@@ -15,7 +15,7 @@
 #include "util/symbols.h"
 #include "verify/check.h"
 #include "verify/sample_words.h"
-#include "verify/words.h"
+#include "words/words.h"
 #include "util/interrupt.h"
 
 namespace softhat::sweep {
@@ -128,10 +128,10 @@ SweepReport sweep_subject(const model::Transformer& model, const lang::Language*
       out = verify::balanced_words(*language, n, plan.words, plan.seed);  // border positives, near misses
     } else {
       std::mt19937_64 rng = derived_rng(plan.seed, "sweep-model:" + sym::encode(alphabet), n);
-      for (std::size_t i = 0; i < plan.words; ++i) out.push_back(verify::random_word(rng, alphabet, n, i));
+      for (std::size_t i = 0; i < plan.words; ++i) out.push_back(words::random_word(rng, alphabet, n, i));
     }
     if (plan.adversarial) {
-      for (std::string& w : verify::adversarial_words(alphabet, n)) out.push_back(std::move(w));
+      for (std::string& w : words::adversarial_words(alphabet, n)) out.push_back(std::move(w));
     }
     return out;
   };

@@ -1,5 +1,5 @@
-// k-hop induction heads (Sanford, Hsu & Telgarsky, ICML 2024; paper-digest
-// §6.1): a transduction with one output symbol per input position.
+// k-hop induction heads (Sanford, Hsu & Telgarsky, ICML 2024; docs/theory.md,
+// 'k-hop induction heads'): a transduction with one output symbol per input position.
 //
 //   find(i)   = 1 + max{ j < i : w_j = w_i }  (positions from 1), undefined
 //               if w_i does not occur before i;

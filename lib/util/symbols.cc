@@ -249,4 +249,13 @@ bool CodePointLess::operator()(std::string_view a, std::string_view b) const {
 
 std::size_t declared() { return count.load(std::memory_order_acquire); }
 
+std::string alphabet_set(std::string_view alphabet) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < alphabet.size(); ++i) {
+    if (i) out += ',';
+    out += encode(alphabet[i]);
+  }
+  return out + "}";
+}
+
 }  // namespace softhat::sym

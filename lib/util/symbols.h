@@ -94,4 +94,7 @@ struct CodePointLess {
 // How many non-ASCII code points are declared (tests).
 std::size_t declared();
 
+// An alphabet (symbol codes) as a set for messages: "{a,b,c}", in UTF-8.
+std::string alphabet_set(std::string_view alphabet);
+
 }  // namespace softhat::sym

@@ -10,7 +10,7 @@
 #include "util/error.h"
 #include "util/symbols.h"
 #include "verify/sample_words.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 namespace softhat::verify {
 
@@ -120,11 +120,11 @@ CheckReport check_language(const lang::Language& language, const CheckOptions& o
   CheckReport report;
   report.language = language.name();
   for (const VerdictSource& s : sources) report.sources.push_back(s.name);
-  report.max_len = options.max_len.value_or(default_max_len(language.alphabet().size()));
+  report.max_len = options.max_len.value_or(words::default_max_len(language.alphabet().size()));
   Comparer comparer(sources, report);
 
   CheckRow exhaustive{fmt::format("0-{} (all)", report.max_len)};
-  for_each_word(language.alphabet(), report.max_len, [&](const std::string& w) {
+  words::for_each_word(language.alphabet(), report.max_len, [&](const std::string& w) {
     comparer.run(w, exhaustive);
     return true;
   });

@@ -31,7 +31,7 @@ std::vector<VerdictSource> verdict_sources(const lang::Language& language);
 std::function<std::string(const std::string&)> oracle_verdict(const lang::Language& language);
 
 struct CheckOptions {
-  std::optional<std::size_t> max_len;  // default: default_max_len(|alphabet|)
+  std::optional<std::size_t> max_len;  // default: words::default_max_len(|alphabet|)
   std::vector<std::size_t> lengths = {100, 1000};
   std::size_t samples = 100;
   std::uint64_t seed = kDefaultSeed;

@@ -3,7 +3,7 @@
 #include "corpus/generate.h"
 #include "util/random.h"
 #include "util/symbols.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 namespace softhat::verify {
 
@@ -21,7 +21,7 @@ std::vector<std::string> balanced_words(const lang::Language& language, std::siz
     if (words.size() < samples) words.push_back(e.word);
   }
   std::mt19937_64 rng = derived_rng(seed, sym::encode(language.alphabet()), length);  // seeds never depend on codes
-  for (std::uint64_t k = 0; words.size() < samples; ++k) words.push_back(random_word(rng, language.alphabet(), length, k));
+  for (std::uint64_t k = 0; words.size() < samples; ++k) words.push_back(words::random_word(rng, language.alphabet(), length, k));
   return words;
 }
 

@@ -20,7 +20,7 @@
 #include "util/random.h"
 #include "util/symbols.h"
 #include "verify/sample_words.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 namespace softhat::verify {
 
@@ -35,7 +35,7 @@ struct RowWords {
 };
 
 RowWords exhaustive_row(const std::string& alphabet, std::size_t max_len) {
-  RowWords r{fmt::format("0-{} (all)", max_len), count_words(alphabet.size(), max_len), {}};
+  RowWords r{fmt::format("0-{} (all)", max_len), words::count_words(alphabet.size(), max_len), {}};
   r.at = [alphabet, max_len](std::uint64_t index) {
     const std::uint64_t k = alphabet.size();
     std::uint64_t len = 0, block = 1;
@@ -116,7 +116,7 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
   run.beta = options.beta;
   run.trace = options.mode == model::AttentionMode::kSoftmax;
   report.task = language.is_task();
-  report.max_len = options.max_len.value_or(default_max_len(language.alphabet().size()));
+  report.max_len = options.max_len.value_or(words::default_max_len(language.alphabet().size()));
 
   const std::vector<VerdictSource> oracles = report.task ? std::vector<VerdictSource>{} : verdict_sources(language);
   report.sources.push_back("transformer");
@@ -166,7 +166,7 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
       std::mt19937_64 rng = derived_rng(options.seed, "task-words:" + sym::encode(language.alphabet()), n);
       for (std::size_t i = 0; i < options.samples; ++i) {
         // Mostly the task generator's words (no equal neighbours), every fourth uniform.
-        words.push_back(i % 4 == 3 ? random_word(rng, language.alphabet(), n, 0)
+        words.push_back(i % 4 == 3 ? words::random_word(rng, language.alphabet(), n, 0)
                                    : task::khop_word(rng, language.alphabet(), n));
       }
     } else {

@@ -17,7 +17,7 @@
 #include "automata/dfa.h"
 #include "util/error.h"
 #include "util/symbols.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 using namespace softhat;
 
@@ -56,7 +56,7 @@ TEST_CASE("att: the forms of an acceptor line", "[att]") {
     INFO(text);
     const automata::Dfa d = att(text);
     CHECK(d.states() == 4);  // with the sink
-    verify::for_each_word("ab", 9, [&](const std::string& w) {
+    words::for_each_word("ab", 9, [&](const std::string& w) {
       REQUIRE(d.accepts(w) == (!w.empty() && w.front() == 'a' && w.back() == 'b'));
       return true;
     });

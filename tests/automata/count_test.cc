@@ -9,7 +9,7 @@
 #include "logic/eval.h"
 #include "logic/parse.h"
 #include "util/random.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 using namespace softhat;
 
@@ -18,7 +18,7 @@ TEST_CASE("count: exact counts equal brute force, long lengths work", "[automata
     const logic::Formula formula = logic::parse(f, "ab");
     const automata::WordCounter c(automata::dfa_from_formula(formula, "ab"), 12);
     std::vector<std::int64_t> brute(13, 0);
-    verify::for_each_word("ab", 12, [&](const std::string& w) {
+    words::for_each_word("ab", 12, [&](const std::string& w) {
       brute[w.size()] += logic::accepts(formula, w);
       return true;
     });
@@ -66,7 +66,7 @@ TEST_CASE("border: exactly the positives with a negative at edit distance 1", "[
     const logic::Formula formula = logic::parse(f, alphabet);
     const automata::Dfa dfa = automata::dfa_from_formula(formula, alphabet);
     const automata::Dfa border = automata::border_positives(dfa);
-    verify::for_each_word(alphabet, alphabet.size() == 2 ? 9 : 6, [&](const std::string& w) {
+    words::for_each_word(alphabet, alphabet.size() == 2 ? 9 : 6, [&](const std::string& w) {
       bool expected = false;
       if (dfa.accepts(w)) {
         for (const std::string& v : corpus::edit_neighbours(w, alphabet)) expected = expected || !dfa.accepts(v);

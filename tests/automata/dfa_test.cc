@@ -9,7 +9,7 @@
 #include "logic/print.h"
 #include "logic/random_formula.h"
 #include "util/random.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 using namespace softhat;
 
@@ -20,14 +20,14 @@ TEST_CASE("dfa: every regular catalogue language agrees with its regex", "[autom
     const auto dfa = lang::regular_dfa(l);
     if (!dfa || !l.regex) continue;
     const std::size_t max_len = l.alphabet().size() == 2 ? 12 : l.alphabet().size() == 3 ? 8 : 6;
-    verify::for_each_word(l.alphabet(), max_len, [&](const std::string& w) {
+    words::for_each_word(l.alphabet(), max_len, [&](const std::string& w) {
       INFO(l.name() << " \"" << w << "\"");
       REQUIRE(dfa->accepts(w) == l.regex->accepts(w));
       return true;
     });
     std::mt19937_64 rng = derived_rng(3, l.name());
     for (int k = 0; k < 50; ++k) {
-      const std::string w = verify::random_word(rng, l.alphabet(), 1000, static_cast<std::uint64_t>(k));
+      const std::string w = words::random_word(rng, l.alphabet(), 1000, static_cast<std::uint64_t>(k));
       REQUIRE(dfa->accepts(w) == l.regex->accepts(w));
     }
     ++checked;
@@ -71,7 +71,7 @@ TEST_CASE("dfa: random formulas, past and future mixed, agree with the evaluator
   for (int k = 0; k < 300; ++k) {
     const logic::Formula f = logic::random_formula(rng, o);
     const automata::Dfa dfa = automata::dfa_from_formula(f, "ab");
-    verify::for_each_word("ab", 8, [&](const std::string& w) {
+    words::for_each_word("ab", 8, [&](const std::string& w) {
       INFO(logic::to_string(f) << " \"" << w << "\"");
       REQUIRE(dfa.accepts(w) == logic::accepts(f, w));
       return true;
@@ -90,7 +90,7 @@ TEST_CASE("dfa: minimization merges equivalent states, limits are clear errors",
   d.transitions = {1, 2, 2, 3, 3, 0, 0, 1};  // a: 0->1->2->3->0 ... b keeps parity shifted by 2
   const automata::Dfa m = automata::minimize(d);
   CHECK(m.states() == 2);
-  verify::for_each_word("ab", 8, [&](const std::string& w) {
+  words::for_each_word("ab", 8, [&](const std::string& w) {
     REQUIRE(m.accepts(w) == d.accepts(w));
     return true;
   });
@@ -105,7 +105,7 @@ TEST_CASE("dfa: AT&T acceptors import (partial: missing arcs reject)", "[automat
       automata::dfa_from_att("0\t0\tb\tb\n0\t1\ta\ta\n1\t1\ta\ta\n1\t2\tb\tb\n2\t2\ta\ta\n2\t2\tb\tb\n2\n",
                              {"x.att"}, std::string("ab"));
   CHECK(d.states() == 3);
-  verify::for_each_word("ab", 8, [&](const std::string& w) {
+  words::for_each_word("ab", 8, [&](const std::string& w) {
     REQUIRE(d.accepts(w) == (w.find("ab") != std::string::npos));
     return true;
   });

@@ -10,7 +10,7 @@
 #include "lang/catalog.h"
 #include "logic/eval.h"
 #include "util/random.h"
-#include "verify/words.h"
+#include "words/words.h"
 #include "temp_path.h"
 
 using namespace softhat;
@@ -25,7 +25,7 @@ TEST_CASE("classify: verdicts equal the evaluator's, bad input stays in place", 
   const lang::Catalog catalog = lang::Catalog::builtin();
   const logic::Formula f = *catalog.find("a-since-b").formula;
   std::mt19937_64 rng = derived_rng(41, "classify");
-  const std::string big = verify::random_word(rng, "abc", 10 * 1024 * 1024, 0);  // a 10 MB line
+  const std::string big = words::random_word(rng, "abc", 10 * 1024 * 1024, 0);  // a 10 MB line
   const std::vector<std::string> words = {"ba", "bca", "", "babcaaab", big, "cbaab"};
   std::string input;
   for (const std::string& w : words) input += w + "\r\n";  // CRLF throughout
@@ -78,7 +78,7 @@ TEST_CASE("compile, run and analyze: the file reproduces classify", "[cli][class
   CHECK(c.status == 0);
   CHECK(c.err.find("wrote ") != std::string::npos);
   std::string input;
-  verify::for_each_word("abc", 6, [&](const std::string& w) {
+  words::for_each_word("abc", 6, [&](const std::string& w) {
     input += w + "\n";
     return true;
   });

@@ -12,7 +12,7 @@
 
 #include "cli/cli_helpers.h"
 #include "compile/acceptor.h"
-#include "lang/select.h"
+#include "cli/select.h"
 #include "temp_path.h"
 
 namespace {
@@ -61,10 +61,10 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 // (the DFA -> formula construction of lib/cascade/). The transformer checks
 // below need it; until it is there they say so instead of failing.
 bool dfa_acceptors() {
-  softhat::lang::Selection s;
+  softhat::cli::Selection s;
   s.regex = "a*";
   s.alphabet = "ab";
-  return softhat::compile::has_acceptor(softhat::lang::select_languages(softhat::lang::Catalog::builtin(), s).at(0));
+  return softhat::compile::has_acceptor(softhat::cli::select_languages(softhat::lang::Catalog::builtin(), s).at(0));
 }
 #define REQUIRE_DFA_ACCEPTORS()                                                                   \
   if (!dfa_acceptors()) {                                                                         \

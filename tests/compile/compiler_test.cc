@@ -12,11 +12,11 @@
 #include "logic/random_formula.h"
 #include "model/forward.h"
 #include "util/random.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 using namespace softhat;
 
-using verify::all_words;
+using words::all_words;
 
 TEST_CASE("compiler: random formulas agree with the evaluator on every word to length 8", "[compile]") {
   const std::vector<std::string> words = all_words("ab", 8);
@@ -56,7 +56,7 @@ TEST_CASE("compiler: ternary alphabets, longer random words, both modes", "[comp
     for (compile::PeMode pe : {compile::PeMode::kBounded, compile::PeMode::kUnbounded}) {
       const model::Engine engine(compile::compile_formula(f, "abc", {pe, compile::kDefaultC}).model);
       for (std::size_t n : {50, 400}) {
-        const std::string w = verify::random_word(rng, "abc", n, static_cast<std::uint64_t>(k));
+        const std::string w = words::random_word(rng, "abc", n, static_cast<std::uint64_t>(k));
         INFO(logic::to_string(f) << " on a word of length " << n);
         REQUIRE(engine.run(w).accepted == logic::accepts(f, w));
       }
@@ -74,7 +74,7 @@ TEST_CASE("compiler: the linear scan equals the blocked path on compiled models"
     const logic::Formula f = logic::random_formula(rng, o);
     const model::Engine engine(
         compile::compile_formula(f, "ab", {k % 2 ? compile::PeMode::kUnbounded : compile::PeMode::kBounded, 3.0}).model);
-    const std::string w = verify::random_word(rng, "ab", 300, static_cast<std::uint64_t>(k));
+    const std::string w = words::random_word(rng, "ab", 300, static_cast<std::uint64_t>(k));
     model::RunOptions scan, blocked;
     scan.keep_all_states = blocked.keep_all_states = true;
     scan.trace = blocked.trace = true;
@@ -101,7 +101,7 @@ TEST_CASE("compiler: a fixed temperature fails at large n, the schedule never do
     std::mt19937_64 rng = derived_rng(31, "hahn");
     for (std::size_t n = 3; n <= 1000; ++n) {
       for (const std::string& w : {"b" + std::string(n - 2, 'a') + "c", "cb" + std::string(n - 3, 'a') + "b",
-                                   verify::random_word(rng, "abc", n, n)}) {
+                                   words::random_word(rng, "abc", n, n)}) {
         const bool expected = logic::accepts(f, w);
         REQUIRE(engine.run(w).accepted == expected);  // the schedule beta = 3(n+1) never fails
         if (engine.run(w, fixed).accepted != expected) return n;
@@ -160,7 +160,7 @@ TEST_CASE("compiler: every catalogue formula in the fragment compiles and agrees
     if (!l.formula || ((*l.formula)->bits & logic::kCountBit)) continue;
     for (compile::PeMode pe : {compile::PeMode::kBounded, compile::PeMode::kUnbounded}) {
       const model::Engine engine(compile::compile_formula(*l.formula, l.alphabet(), {pe, 3.0}).model);
-      for (const std::string& w : all_words(l.alphabet(), verify::default_max_len(l.alphabet().size()) - 2)) {
+      for (const std::string& w : all_words(l.alphabet(), words::default_max_len(l.alphabet().size()) - 2)) {
         INFO(l.name() << " " << compile::pe_name(pe) << " \"" << w << "\"");
         REQUIRE(engine.run(w).accepted == logic::accepts(*l.formula, w));
       }

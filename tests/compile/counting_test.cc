@@ -12,12 +12,12 @@
 #include "model/forward.h"
 #include "util/random.h"
 #include "verify/sample_words.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 using namespace softhat;
 
 TEST_CASE("counting: 300+ random counting formulas agree with the evaluator to length 8", "[compile][counting]") {
-  const std::vector<std::string> words = verify::all_words("ab", 8);
+  const std::vector<std::string> words = words::all_words("ab", 8);
   std::mt19937_64 rng = derived_rng(43, "counting-random");
   logic::RandomFormulaOptions o;
   o.alphabet = "ab";
@@ -92,7 +92,7 @@ TEST_CASE("counting: counts nest in temporal operators and the reverse", "[compi
                         "#(#a > #b) > 2", "X(#a = 2*#b) | mod(2,0) & #b != 1"}) {
     const logic::Formula formula = logic::parse(f, "ab");
     const model::Engine engine(compile::compile_formula(formula, "ab").model);
-    verify::for_each_word("ab", 10, [&](const std::string& w) {
+    words::for_each_word("ab", 10, [&](const std::string& w) {
       INFO(f << " \"" << w << "\"");
       REQUIRE(engine.run(w).accepted == logic::accepts(formula, w));
       return true;

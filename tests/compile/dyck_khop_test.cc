@@ -17,7 +17,7 @@
 #include "util/error.h"
 #include "util/random.h"
 #include "verify/sample_words.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 using namespace softhat;
 
@@ -50,7 +50,7 @@ TEST_CASE("k-hop oracle: the worked examples and the definition on every short w
   CHECK(task::khop("abacbabc", 1) == "~~b~acab");
   CHECK(task::khop("", 3).empty());
   for (int k = 1; k <= 4; ++k) {
-    for (const std::string& w : verify::all_words("abc", 7)) {
+    for (const std::string& w : words::all_words("abc", 7)) {
       INFO("k = " << k << " word " << w);
       REQUIRE(task::khop(w, k) == brute_khop(w, k));
     }
@@ -65,7 +65,7 @@ TEST_CASE("k-hop transformer: every position of every short word, and long rando
   for (int k = 1; k <= 4; ++k) {
     const model::Engine engine(compile::build_khop("abc", k));
     CHECK(engine.model().layers.size() == static_cast<std::size_t>(k + 1));
-    for (const std::string& w : verify::all_words("abc", 6)) {
+    for (const std::string& w : words::all_words("abc", 6)) {
       INFO("k = " << k << " word " << w);
       REQUIRE(*engine.run(w).output == task::khop(w, k));
     }
@@ -73,7 +73,7 @@ TEST_CASE("k-hop transformer: every position of every short word, and long rando
   const model::Engine engine(compile::build_khop("abcd", 4));
   std::mt19937_64 rng = derived_rng(9, "khop-long");
   for (int t = 0; t < 6; ++t) {
-    const std::string w = t % 2 ? task::khop_word(rng, "abcd", 700) : verify::random_word(rng, "abcd", 700, 0);
+    const std::string w = t % 2 ? task::khop_word(rng, "abcd", 700) : words::random_word(rng, "abcd", 700, 0);
     const model::RunResult r = engine.run(w);
     CHECK(*r.output == task::khop(w, 4));
     CHECK(r.min_symbol_margin >= 0.25);
@@ -94,7 +94,7 @@ TEST_CASE("Dyck-k transformer: every short word and long balanced/near-miss word
     hard.force_average = true;
     const std::size_t max_len = language.alphabet().size() == 4 ? 8 : 6;
     std::size_t positives = 0;
-    verify::for_each_word(language.alphabet(), max_len, [&](const std::string& w) {
+    words::for_each_word(language.alphabet(), max_len, [&](const std::string& w) {
       const bool truth = language.checker->accepts(w);
       positives += truth;
       INFO(name << " word " << w);
@@ -123,7 +123,7 @@ TEST_CASE("Dyck-k AHAT: the exact gap is 1/(2(n+1)), set by the depth-sign head"
   for (std::size_t n = 1; n <= 6; ++n) {
     double gap = model::kNoGap;
     int layer = -1;
-    verify::for_each_word("()[]", n, [&](const std::string& w) {
+    words::for_each_word("()[]", n, [&](const std::string& w) {
       if (w.size() != n) return true;
       for (const model::HeadGap& h : exact.run(w).heads) {
         if (h.gap < gap) {
@@ -182,7 +182,7 @@ TEST_CASE("engine: the query-class linear path equals the blocked path on k-hop 
     double worst = 0;
     for (int k = 0; k < 12; ++k) {
       const std::size_t n = 1 + static_cast<std::size_t>(k) * 37;
-      const std::string w = verify::random_word(rng, t.config.alphabet, n, static_cast<std::uint64_t>(k));
+      const std::string w = words::random_word(rng, t.config.alphabet, n, static_cast<std::uint64_t>(k));
       for (model::AttentionMode mode : {model::AttentionMode::kSoftmax, model::AttentionMode::kHard}) {
         model::RunOptions scan, blocked;
         scan.mode = blocked.mode = mode;

@@ -6,14 +6,16 @@
 #include <map>
 #include <set>
 
+#include "cli/select.h"
 #include "lang/catalog.h"
-#include "lang/select.h"
 #include "logic/formula.h"
 #include "util/error.h"
 #include "temp_path.h"
 
 using namespace softhat;
 using namespace softhat::lang;
+using cli::select_languages;
+using cli::Selection;
 
 namespace {
 std::string load_error(const std::string& toml) {

@@ -8,7 +8,7 @@
 #include "logic/print.h"
 #include "logic/random_formula.h"
 #include "util/random.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 using namespace softhat::logic;
 
@@ -106,8 +106,8 @@ TEST_CASE("evaluator: algebraic identities on random formulas and words", "[logi
   options.max_depth = 3;
   options.counting = true;
   options.modular = true;
-  std::vector<std::string> words = softhat::verify::all_words("ab", 6);
-  for (int k = 0; k < 20; ++k) words.push_back(softhat::verify::random_word(rng, "ab", 40, k));
+  std::vector<std::string> words = softhat::words::all_words("ab", 6);
+  for (int k = 0; k < 20; ++k) words.push_back(softhat::words::random_word(rng, "ab", 40, k));
 
   auto same = [&](Formula x, Formula y, bool with_empty_word = true) {
     for (const std::string& w : words) {

@@ -16,7 +16,7 @@
 #include "util/error.h"
 #include "util/random.h"
 #include "util/symbols.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 using namespace softhat;
 
@@ -134,7 +134,7 @@ TEST_CASE("unicode: a formula over aáb equals the same formula over acb, on eve
   const std::string ascii = "acb";
   const std::string uni = logic::declare_alphabet("a\u00e1b");
   const char aacute = uni[1];
-  const std::vector<std::string> words = verify::all_words(ascii, 6);
+  const std::vector<std::string> words = words::all_words(ascii, 6);
   std::mt19937_64 rng = derived_rng(61, "unicode-formulas");
   logic::RandomFormulaOptions o;
   o.alphabet = ascii;

@@ -14,7 +14,7 @@
 #include "model/temperature_bound.h"
 #include "simulate/simulate.h"
 #include "util/random.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 using namespace softhat;
 using namespace softhat::model;
@@ -80,7 +80,7 @@ TEST_CASE("exact AHAT: equals the engine's average-hard mode on random models", 
     o.mode = AttentionMode::kHard;
     o.force_average = true;
     o.keep_all_states = true;
-    for (const std::string& w : verify::all_words(t.config.alphabet, 4)) {
+    for (const std::string& w : words::all_words(t.config.alphabet, 4)) {
       const ExactRun e = exact.run(w);
       const RunResult d = engine.run(w, o);
       const double scale = 1.0 + e.states.cwiseAbs().maxCoeff();
@@ -98,7 +98,7 @@ TEST_CASE("exact AHAT: compiled since heads have gap exactly 1/(n+1) (bounded PE
   const ExactAhat exact(t);
   for (std::size_t n = 2; n <= 7; ++n) {
     double gap = kNoGap;
-    verify::for_each_word("abc", n, [&](const std::string& w) {
+    words::for_each_word("abc", n, [&](const std::string& w) {
       if (w.size() == n) gap = std::min(gap, exact.run(w).min_gap());
       return true;
     });
@@ -143,7 +143,7 @@ TEST_CASE("theorem beta: the error bound falls as beta grows and fails its side 
   }
   std::mt19937_64 rng = derived_rng(3, "bound");
   for (int k = 0; k < 10; ++k) {
-    const ExactRun r = exact.run(verify::random_word(rng, "abc", 40, static_cast<std::uint64_t>(k)));
+    const ExactRun r = exact.run(words::random_word(rng, "abc", 40, static_cast<std::uint64_t>(k)));
     std::size_t h = 0;
     for (std::size_t l = 0; l < t.layers.size(); ++l) {
       p.input_norm[l] = std::max(p.input_norm[l], r.input_norms[l]);
@@ -188,7 +188,7 @@ TEST_CASE("prefix runner: equals the engine on every word, reusing prefixes in l
     const std::size_t max_len = t.config.alphabet.size() == 2 ? 9 : 5;
     for (std::size_t n = 0; n <= max_len; ++n) {
       PrefixRunner runner(t, n);
-      verify::for_each_word(t.config.alphabet, n, [&](const std::string& w) {
+      words::for_each_word(t.config.alphabet, n, [&](const std::string& w) {
         if (w.size() != n) return true;
         const RunResult a = runner.run(w), b = engine.run(w, o);
         INFO("word '" << w << "'");

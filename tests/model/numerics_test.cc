@@ -9,7 +9,7 @@
 #include "logic/eval.h"
 #include "model/forward.h"
 #include "util/random.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 using namespace softhat;
 
@@ -25,7 +25,7 @@ TEST_CASE("numerics: no NaN or inf for beta up to 1e12 and n up to 10^6", "[mode
       for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{1000000}}) {
         // The longest words only for the first model (they take a second each).
         if (n == 1000000 && std::string(name) != "a-since-b") continue;
-        const std::string w = verify::random_word(rng, l.alphabet(), n, 0);
+        const std::string w = words::random_word(rng, l.alphabet(), n, 0);
         const bool expected = logic::accepts(*l.formula, w);
         for (const double beta : {1e-12, 1.0, 1e6, 1e12}) {
           INFO(name << " n = " << n << " beta = " << beta << (precision == model::Precision::kFloat ? " float" : ""));

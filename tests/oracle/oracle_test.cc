@@ -6,7 +6,7 @@
 #include "oracle/checker.h"
 #include "oracle/regex_oracle.h"
 #include "util/error.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 using namespace softhat;
 using namespace softhat::oracle;
@@ -36,20 +36,20 @@ TEST_CASE("checkers: exhaustive agreement with their definitions", "[oracle]") {
   const Checker anbn("anbn", "ab");
   const Checker majority("majority", "ab");
   const Checker parity("parity", "1");
-  softhat::verify::for_each_word("()", 10, [&](const std::string& w) {
+  softhat::words::for_each_word("()", 10, [&](const std::string& w) {
     long depth = 0, min_depth = 0;
     for (char c : w) min_depth = std::min(min_depth, depth += c == '(' ? 1 : -1);
     CHECK(dyck.accepts(w) == (depth == 0 && min_depth == 0));
     return true;
   });
-  softhat::verify::for_each_word("ab", 10, [&](const std::string& w) {
+  softhat::words::for_each_word("ab", 10, [&](const std::string& w) {
     const auto as = std::count(w.begin(), w.end(), 'a');
     const auto bs = std::count(w.begin(), w.end(), 'b');
     CHECK(anbn.accepts(w) == (w == std::string(as, 'a') + std::string(bs, 'b') && as == bs));
     CHECK(majority.accepts(w) == (as > bs));
     return true;
   });
-  softhat::verify::for_each_word("01", 10, [&](const std::string& w) {
+  softhat::words::for_each_word("01", 10, [&](const std::string& w) {
     CHECK(parity.accepts(w) == (std::count(w.begin(), w.end(), '1') % 2 == 1));
     return true;
   });

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace softhat::verify {
+namespace softhat::words {
 
 // Calls visit(word) for every word over `alphabet` of length 0..max_len, in
 // length-lexicographic order (alphabet order). Stops early if visit returns false.
@@ -32,9 +32,9 @@ std::size_t default_max_len(std::size_t alphabet_size);
 // languages such as a*b* whose members uniform words almost never hit.
 std::string random_word(std::mt19937_64& rng, std::string_view alphabet, std::size_t n, std::uint64_t index);
 
-}  // namespace softhat::verify
+}  // namespace softhat::words
 
-namespace softhat::verify {
+namespace softhat::words {
 
 // Adversarial words of length n (distinct, in a fixed order): every constant
 // run a^n; for every pair of symbols a != b a single b at the end, at the
@@ -46,4 +46,4 @@ std::vector<std::string> adversarial_words(std::string_view alphabet, std::size_
 // order given, duplicates dropped). Throws InputError naming the bad item.
 std::vector<std::size_t> parse_length_list(const std::string& text, std::size_t max_length = 100000000);
 
-}  // namespace softhat::verify
+}  // namespace softhat::words

@@ -3,10 +3,10 @@
 #include <set>
 
 #include "util/random.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 using namespace softhat;
-using namespace softhat::verify;
+using namespace softhat::words;
 
 TEST_CASE("words: every word once, in length-lexicographic order", "[verify]") {
   std::vector<std::string> seen;

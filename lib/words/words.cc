@@ -1,4 +1,4 @@
-#include "verify/words.h"
+#include "words/words.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "util/error.h"
 #include "util/random.h"
 
-namespace softhat::verify {
+namespace softhat::words {
 
 void for_each_word(std::string_view alphabet, std::size_t max_len,
                    const std::function<bool(const std::string&)>& visit) {
@@ -83,9 +83,9 @@ std::string random_word(std::mt19937_64& rng, std::string_view alphabet, std::si
   return word;
 }
 
-}  // namespace softhat::verify
+}  // namespace softhat::words
 
-namespace softhat::verify {
+namespace softhat::words {
 
 std::vector<std::string> adversarial_words(std::string_view alphabet, std::size_t n) {
   std::vector<std::string> out;
@@ -148,4 +148,4 @@ std::vector<std::size_t> parse_length_list(const std::string& text, std::size_t 
   return out;
 }
 
-}  // namespace softhat::verify
+}  // namespace softhat::words

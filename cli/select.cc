@@ -1,4 +1,4 @@
-#include "lang/select.h"
+#include "cli/select.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,14 @@
 #include "task/khop.h"
 #include "util/error.h"
 
-namespace softhat::lang {
+namespace softhat::cli {
+
+using lang::build_language;
+using lang::Catalog;
+using lang::Language;
+using lang::LanguageSpec;
+using lang::TaskSpec;
+using lang::read_text_file;
 
 std::vector<std::string> att_files(const std::vector<std::string>& paths) {
   namespace fs = std::filesystem;
@@ -124,4 +131,4 @@ std::vector<Language> select_languages(const Catalog& catalog, const Selection& 
   return out;
 }
 
-}  // namespace softhat::lang
+}  // namespace softhat::cli

@@ -12,7 +12,7 @@
 
 #include "lang/catalog.h"
 
-namespace softhat::lang {
+namespace softhat::cli {
 
 struct Selection {
   std::vector<std::string> names;
@@ -34,11 +34,11 @@ struct Selection {
 
 // Throws InputError for a contradictory or empty selection, unknown names,
 // or .att files that cannot be read.
-std::vector<Language> select_languages(const Catalog& catalog, const Selection& selection);
+std::vector<lang::Language> select_languages(const lang::Catalog& catalog, const Selection& selection);
 
 // The files --att names: each file as given, and each folder's *.att files
 // sorted by name. Throws InputError for a missing path or a folder without
 // *.att files.
 std::vector<std::string> att_files(const std::vector<std::string>& paths);
 
-}  // namespace softhat::lang
+}  // namespace softhat::cli
