@@ -13,7 +13,7 @@
 #include "io/model_file.h"
 #include "model/forward.h"
 #include "util/random.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 int main(int argc, char** argv) {
   using namespace softhat;
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   for (std::size_t n : {64, 1024}) {
     std::mt19937_64 rng = derived_rng(kDefaultSeed, "bench", n);
     std::vector<std::string> words;
-    for (int k = 0; k < 64; ++k) words.push_back(verify::random_word(rng, alphabet, n, 0));
+    for (int k = 0; k < 64; ++k) words.push_back(words::random_word(rng, alphabet, n, 0));
     std::size_t done = 0, accepted = 0;
     const auto start = std::chrono::steady_clock::now();
     double elapsed = 0;
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
     out += fmt::format("\"words_per_second_n{}\": {:.1f}, ", n, static_cast<double>(done) / elapsed);
   }
   std::mt19937_64 rng = derived_rng(kDefaultSeed, "bench-long", long_n);
-  const std::string word = verify::random_word(rng, alphabet, long_n, 0);
+  const std::string word = words::random_word(rng, alphabet, long_n, 0);
   const auto start = std::chrono::steady_clock::now();
   const model::RunResult r = engine.run(word, options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

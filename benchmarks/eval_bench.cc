@@ -10,7 +10,7 @@
 #include "lang/catalog.h"
 #include "logic/eval.h"
 #include "util/random.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 namespace {
 template <typename F>
@@ -39,7 +39,7 @@ int main() {
       std::mt19937_64 rng = derived_rng(kDefaultSeed, name, n);
       std::vector<std::string> words;
       for (std::size_t k = 0; k < std::max<std::size_t>(4, 20000 / n); ++k) {
-        words.push_back(verify::random_word(rng, l.alphabet(), n, k));
+        words.push_back(words::random_word(rng, l.alphabet(), n, k));
       }
       const double eval = words_per_second(words, [&](const std::string& w) { return logic::accepts(*l.formula, w); }, sink);
       const double re2 = words_per_second(words, [&](const std::string& w) { return l.regex->accepts(w); }, sink);

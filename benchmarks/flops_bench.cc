@@ -14,7 +14,7 @@
 
 #include "model/forward.h"
 #include "util/random.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -61,7 +61,7 @@ int main() {
   const model::Engine engine(t);
   const std::int64_t n = 1024, m = n + 1;
   std::mt19937_64 wr = derived_rng(kDefaultSeed, "flops-words");
-  const std::string word = verify::random_word(wr, "ab", static_cast<std::size_t>(n), 0);
+  const std::string word = words::random_word(wr, "ab", static_cast<std::size_t>(n), 0);
   engine.run(word);  // warm up
   int words = 0;
   const auto t1 = std::chrono::steady_clock::now();

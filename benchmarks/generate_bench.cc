@@ -11,7 +11,7 @@
 #include "corpus/generate.h"
 #include "lang/catalog.h"
 #include "util/random.h"
-#include "verify/words.h"
+#include "words/words.h"
 
 int main() {
   using namespace softhat;
@@ -43,7 +43,7 @@ int main() {
   const auto start = clock::now();
   std::size_t found = 0, tried = 0;
   while (std::chrono::duration<double>(clock::now() - start).count() < 2.0) {
-    found += dfa.accepts(verify::random_word(rng, l.alphabet(), 30, 0));
+    found += dfa.accepts(words::random_word(rng, l.alphabet(), 30, 0));
     ++tried;
   }
   const double s = std::chrono::duration<double>(clock::now() - start).count();
