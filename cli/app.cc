@@ -21,9 +21,13 @@
 namespace softhat::cli {
 
 lang::Catalog Context::load_catalog() const {
-  lang::Catalog catalog = lang::Catalog::builtin();
+  lang::Catalog catalog = lang::Catalog::builtin(max_states);
   for (const std::string& dir : catalogs) catalog.add_directory(dir);
   return catalog;
+}
+
+std::vector<lang::Language> Context::select(const cli::Selection& selection) const {
+  return cli::select_languages(load_catalog(), selection, max_states);
 }
 
 void add_language_flags(CLI::App* app, cli::Selection& s) {
@@ -48,7 +52,7 @@ void add_selection(CLI::App* app, cli::Selection& s) {
 
 compile::CompileOptions CompileArgs::options() const {
   compile::CompileOptions o;
-  o.pe = compile::parse_pe(pe);
+  o.pe = pe;
   return o;
 }
 
@@ -58,9 +62,8 @@ std::optional<model::BetaSchedule> CompileArgs::beta_override() const {
 }
 
 void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta) {
-  app->add_option("--pe", args.pe, "position embeddings: bounded (j/(n+1), beta grows with n) or unbounded (j, n; "
-                                   "fixed beta)")
-      ->check(CLI::IsMember({"bounded", "unbounded"}));
+  add_enum_option(app, "--pe", args.pe, kPeNames,
+                  "position embeddings: bounded (j/(n+1), beta grows with n) or unbounded (j, n; fixed beta)");
   if (with_beta) {
     app->add_option("--beta", args.beta, "override the inverse temperature schedule, e.g. 1 or 3*(n+1)");
   }
@@ -85,7 +88,7 @@ int default_threads() { return std::max(1u, std::thread::hardware_concurrency())
 
 lang::Language select_one(const Context& ctx, const cli::Selection& selection, bool need_acceptor) {
   if (selection.all || selection.names.size() > 1) throw InputError("this command takes one language");
-  std::vector<lang::Language> langs = cli::select_languages(ctx.load_catalog(), selection);
+  std::vector<lang::Language> langs = ctx.select(selection);
   if (langs.size() != 1) {
     throw InputError(fmt::format("this command takes one language; --att names {} files", langs.size()));
   }
@@ -96,6 +99,20 @@ lang::Language select_one(const Context& ctx, const cli::Selection& selection, b
   }
   return std::move(langs[0]);
 }
+
+namespace {
+// The flag that raises a limit: library errors carry which limit was hit,
+// the CLI alone speaks of flags.
+std::string limit_advice(Limit limit) {
+  switch (limit) {
+    case Limit::kFixed: return "";
+    case Limit::kStates: return "; raise --max-states";
+    case Limit::kMemory: return " (raise --max-memory)";
+    case Limit::kLength: return "; raise --max-length";
+  }
+  return "";
+}
+}  // namespace
 
 int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   CLI::App app{"softhat: formal languages compiled into softmax transformers, checked word by word", "softhat"};
@@ -110,11 +127,8 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
       ->check(CLI::PositiveNumber);
   app.add_option("--max-memory", ctx.max_memory, "engine memory one word may take, e.g. 8GiB, 512MB (default 8GiB)")
       ->transform(CLI::AsSizeValue(false));
-  automata::set_default_max_states(automata::kDefaultMaxStates);  // each run starts from the default (tests run many)
-  std::size_t max_states = automata::kDefaultMaxStates;
-  app.add_option("--max-states", max_states, "largest DFA built, in states (default 1000000)")
-      ->check(CLI::PositiveNumber)
-      ->each([](const std::string& v) { automata::set_default_max_states(std::stoull(v)); });
+  app.add_option("--max-states", ctx.max_states, "largest DFA built, in states (default 1000000)")
+      ->check(CLI::PositiveNumber);
   // Global options may also follow the subcommand.
   app.fallthrough();
   Runner runner;
@@ -167,6 +181,9 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     return kExitInterrupted;
   } catch (const logic::ParseError& e) {
     err << "softhat: " << e.what() << "\n";
+    return kExitInput;
+  } catch (const LimitError& e) {
+    err << "softhat: " << e.what() << limit_advice(e.limit()) << "\n";
     return kExitInput;
   } catch (const InputError& e) {
     err << "softhat: " << e.what() << "\n";

@@ -35,7 +35,7 @@ void setup_check(CLI::App& app, Runner& runner) {
     if (max_len->count()) args->options.max_len = args->max_len;
     runner = [args](Context& ctx) {
       std::vector<verify::CheckReport> reports;
-      for (const lang::Language& language : cli::select_languages(ctx.load_catalog(), args->selection)) {
+      for (const lang::Language& language : ctx.select(args->selection)) {
         reports.push_back(verify::check_language(language, args->options));
       }
       ctx.out << verify::format_check_reports(reports);

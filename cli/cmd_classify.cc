@@ -11,21 +11,20 @@ namespace {
 struct Args {
   cli::Selection selection;
   CompileArgs compile;
-  std::string format = "tsv";
-  std::string mode = "softmax";
-  std::string precision = "double";
+  io::WordFormat format = io::WordFormat::kTsv;
+  model::AttentionMode mode = model::AttentionMode::kSoftmax;
+  model::Precision precision = model::Precision::kDouble;
 };
 }  // namespace
 
 int stream_language(Context& ctx, const lang::Language& language, const CompileArgs& compile,
-                    const std::string& format_name, const std::string& mode, const std::string& precision) {
+                    io::WordFormat format, model::AttentionMode mode, model::Precision precision) {
   compile::Acceptor acceptor = compile::build_acceptor(language, compile.options());
-  const model::Engine engine(std::move(acceptor.model), parse_precision(precision));
+  const model::Engine engine(std::move(acceptor.model), precision);
   model::RunOptions options;
-  options.mode = parse_mode(mode);
+  options.mode = mode;
   options.beta = compile.beta_override();
   options.max_memory = ctx.max_memory;
-  const io::WordFormat format = io::parse_word_format(format_name);
   options.trace = format == io::WordFormat::kJsonl;
   const auto summary = io::classify_stream(ctx.in, ctx.out, language.alphabet(), format, false, ctx.max_length,
                                            [&](std::string_view w) { return engine.run(w, options); });
@@ -37,11 +36,9 @@ void setup_classify(CLI::App& app, Runner& runner) {
   auto args = std::make_shared<Args>();
   add_selection(sub, args->selection);
   add_compile_options(sub, args->compile, true);
-  sub->add_option("--format", args->format, "tsv (word, TRUE/FALSE) or jsonl (with margins)")
-      ->check(CLI::IsMember({"tsv", "jsonl"}));
-  sub->add_option("--mode", args->mode, "softmax, or hard (each head's declared hard attention)")
-      ->check(CLI::IsMember({"softmax", "hard"}));
-  sub->add_option("--precision", args->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
+  add_enum_option(sub, "--format", args->format, kFormatNames, "tsv (word, TRUE/FALSE) or jsonl (with margins)");
+  add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard (each head's declared hard attention)");
+  add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
       const lang::Language language = select_one(ctx, args->selection, true);

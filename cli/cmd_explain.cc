@@ -17,13 +17,16 @@
 namespace softhat::cli {
 
 namespace {
+// Which attention the maps show.
+enum class Shown { kHard, kSoftmax, kBoth };
+
 struct Args {
   std::vector<std::string> positionals;  // [LANG] WORD
   cli::Selection selection;
   CompileArgs compile;
   std::string model;
   std::string word;
-  std::string mode = "both";
+  Shown mode = Shown::kBoth;
   std::string svg;
   std::size_t max_length = 200;
 };
@@ -40,8 +43,8 @@ void setup_explain(CLI::App& app, Runner& runner) {
   add_compile_options(sub, args->compile, true);
   sub->add_option("--model", args->model, "a model file instead of a language");
   auto* word = sub->add_option("--word", args->word, "the word to explain (instead of the positional WORD)");
-  sub->add_option("--mode", args->mode, "hard, softmax, or both (side by side; default)")
-      ->check(CLI::IsMember({"hard", "softmax", "both"}));
+  add_enum_option(sub, "--mode", args->mode, EnumNames<Shown>{{"hard", Shown::kHard}, {"softmax", Shown::kSoftmax}, {"both", Shown::kBoth}},
+                  "hard, softmax, or both (side by side; default)");
   sub->add_option("--svg", args->svg, "write heatmaps to this SVG file (else text on stdout)");
   sub->add_option("--max-length", args->max_length, "refuse longer words (default 200; the picture is n x n)");
   sub->callback([&runner, args, word] {
@@ -66,8 +69,8 @@ void setup_explain(CLI::App& app, Runner& runner) {
       std::string codes;
       if (auto bad = io::decode_word(args->word, model.config.alphabet, codes)) throw InputError(*bad);
       std::vector<model::AttentionMode> modes;
-      if (args->mode != "softmax") modes.push_back(model::AttentionMode::kHard);
-      if (args->mode != "hard") modes.push_back(model::AttentionMode::kSoftmax);
+      if (args->mode != Shown::kSoftmax) modes.push_back(model::AttentionMode::kHard);
+      if (args->mode != Shown::kHard) modes.push_back(model::AttentionMode::kSoftmax);
       const model::Engine engine(std::move(model));
       const explain::Explanation e =
           explain::explain(engine, subject.name, codes, modes, args->compile.beta_override());

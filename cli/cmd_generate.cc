@@ -21,8 +21,7 @@ struct Args {
   std::string lengths;
   std::vector<std::string> splits;
   corpus::GenerateOptions options;
-  std::string negatives = "uniform";
-  std::string format = "tsv";
+  io::WordFormat format = io::WordFormat::kTsv;
   std::string out;
   std::string shard;
 };
@@ -30,13 +29,12 @@ struct Args {
 
 void report_shortages(Context& ctx, const corpus::Corpus& c) {
   for (const corpus::Shortage& s : c.shortages) {
-    if (s.kind == "duplicate") {
-      ctx.err << fmt::format("softhat: split {}: {} border negatives dropped as duplicates of other words\n", s.split,
-                             s.wanted);
-      continue;
-    }
     ctx.err << fmt::format("softhat: split {} length {}: found {} {} words of the {} wanted\n", s.split, s.length,
                            s.got, s.kind, s.wanted);
+  }
+  for (const corpus::DroppedDuplicates& d : c.dropped) {
+    ctx.err << fmt::format("softhat: split {}: {} border negatives dropped as duplicates of other words\n", d.split,
+                           d.count);
   }
 }
 
@@ -49,20 +47,19 @@ void setup_generate(CLI::App& app, Runner& runner) {
   sub->add_option("--per-length", args->options.per_length, "positives and negatives per length (default 100)");
   sub->add_flag("--balance,!--natural", args->options.balance,
                 "balanced positives/negatives (default); --natural: uniform words, labelled");
-  sub->add_option("--negatives", args->negatives, "uniform (default) or border (edit distance 1 from a positive)")
-      ->check(CLI::IsMember({"uniform", "border"}));
+  add_enum_option(sub, "--negatives", args->options.negatives, kNegativesNames, "uniform (default) or border (edit distance 1 from a positive)");
   sub->add_option("--seed", args->options.seed, "random seed (fixed default)");
   sub->add_option("--threads", args->options.threads, "worker threads (output is identical for any count)")
       ->check(CLI::Range(1, 256));
-  sub->add_option("--format", args->format, "tsv (word, TRUE/FALSE) or jsonl")->check(CLI::IsMember({"tsv", "jsonl"}));
+  add_enum_option(sub, "--format", args->format, kFormatNames, "tsv (word, TRUE/FALSE) or jsonl");
   sub->add_option("--out", args->out, "write DIR/<split>.<format> and DIR/manifest.json instead of stdout");
   sub->add_option("--shard", args->shard, "K/N: generate only this shard's lengths, to the JSON file --out "
                                           "(combine with `softhat merge`)");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
-      args->options.max_states = automata::default_max_states();
+      args->options.max_states = ctx.max_states;
       if (args->selection.all || args->selection.names.size() > 1) throw InputError("generate takes one language");
-      const std::vector<lang::Language> langs = cli::select_languages(ctx.load_catalog(), args->selection);
+      const std::vector<lang::Language> langs = ctx.select(args->selection);
       if (langs.size() != 1) throw InputError(fmt::format("generate takes one language; --att names {} files", langs.size()));
       const lang::Language& language = langs[0];
       if (!args->lengths.empty()) args->options.splits.push_back(corpus::parse_split(args->lengths));
@@ -74,8 +71,7 @@ void setup_generate(CLI::App& app, Runner& runner) {
           }
         }
       }
-      args->options.negatives = args->negatives == "border" ? corpus::Negatives::kBorder : corpus::Negatives::kUniform;
-      const io::WordFormat format = io::parse_word_format(args->format);
+      const io::WordFormat format = args->format;
       const std::string formula = language.formula ? logic::to_string(*language.formula) : "";
       if (!args->shard.empty()) {
         const Shard shard = parse_shard(args->shard);

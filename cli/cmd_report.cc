@@ -46,7 +46,7 @@ void setup_report(CLI::App& app, Runner& runner) {
       options.sweep_lengths = words::parse_length_list(args->sweep_lengths);
       options.sweep_plan.words = args->sweep_words;
       std::vector<report::LanguagePage> pages;
-      for (const lang::Language& language : cli::select_languages(ctx.load_catalog(), args->selection)) {
+      for (const lang::Language& language : ctx.select(args->selection)) {
         if (!compile::has_acceptor(language)) {
           ctx.err << fmt::format("softhat: skipped {}: no formula or construction\n", language.name());
           continue;

@@ -15,24 +15,12 @@ namespace softhat::cli {
 namespace {
 struct RunArgs {
   std::string model;
-  std::string format = "tsv";
-  std::string mode = "softmax";
-  std::string precision = "double";
+  io::WordFormat format = io::WordFormat::kTsv;
+  model::AttentionMode mode = model::AttentionMode::kSoftmax;
+  model::Precision precision = model::Precision::kDouble;
   bool emit_state = false;
 };
 }  // namespace
-
-model::AttentionMode parse_mode(const std::string& name) {
-  if (name == "softmax") return model::AttentionMode::kSoftmax;
-  if (name == "hard") return model::AttentionMode::kHard;
-  throw InputError(fmt::format("unknown mode '{}' (known: softmax, hard)", name));
-}
-
-model::Precision parse_precision(const std::string& name) {
-  if (name == "double") return model::Precision::kDouble;
-  if (name == "float") return model::Precision::kFloat;
-  throw InputError(fmt::format("unknown precision '{}' (known: double, float)", name));
-}
 
 int finish_stream(Context& ctx, const io::StreamSummary& s) {
   if (s.errors == 0) return kExitOk;
@@ -45,19 +33,16 @@ void setup_run(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("run", "classify words from stdin with a model file alone");
   auto args = std::make_shared<RunArgs>();
   sub->add_option("--model", args->model, "a softhat model file (.safetensors)")->required();
-  sub->add_option("--format", args->format, "tsv (word, TRUE/FALSE) or jsonl (with margins)")
-      ->check(CLI::IsMember({"tsv", "jsonl"}));
-  sub->add_option("--mode", args->mode, "softmax, or hard (each head's declared hard attention)")
-      ->check(CLI::IsMember({"softmax", "hard"}));
-  sub->add_option("--precision", args->precision, "double or float (scores accumulate in double)")
-      ->check(CLI::IsMember({"double", "float"}));
+  add_enum_option(sub, "--format", args->format, kFormatNames, "tsv (word, TRUE/FALSE) or jsonl (with margins)");
+  add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard (each head's declared hard attention)");
+  add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float (scores accumulate in double)");
   sub->add_flag("--emit-state", args->emit_state, "jsonl: add the final residual vector at position n");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
-      const model::Engine engine(io::load_model(args->model), parse_precision(args->precision));
+      const model::Engine engine(io::load_model(args->model), args->precision);
       model::RunOptions options;
-      options.mode = parse_mode(args->mode);
-      const io::WordFormat format = io::parse_word_format(args->format);
+      options.mode = args->mode;
+      const io::WordFormat format = args->format;
       options.trace = format == io::WordFormat::kJsonl;
       options.keep_state = args->emit_state;
       options.max_memory = ctx.max_memory;

@@ -17,7 +17,7 @@ void setup_show(CLI::App& app, Runner& runner) {
   add_selection(sub, *selection);
   sub->callback([&runner, selection] {
     runner = [selection](Context& ctx) {
-      for (const lang::Language& language : cli::select_languages(ctx.load_catalog(), *selection)) {
+      for (const lang::Language& language : ctx.select(*selection)) {
         ctx.out << lang::describe_language(language);
         if (!compile::defined_by_automaton(language)) continue;
         // The formula derived from the automaton, shared subformulas named.

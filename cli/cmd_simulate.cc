@@ -64,7 +64,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
         if (args->selection.any()) throw InputError("give either --model FILE or a language, not both");
         subjects.emplace_back(std::nullopt);
       } else {
-        for (lang::Language& l : cli::select_languages(ctx.load_catalog(), args->selection)) {
+        for (lang::Language& l : ctx.select(args->selection)) {
           if (compile::has_acceptor(l)) subjects.emplace_back(std::move(l));
           else if (!args->selection.all) throw InputError(fmt::format("language '{}' has no formula or construction", l.name()));
         }

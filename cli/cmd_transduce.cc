@@ -16,8 +16,8 @@ namespace {
 struct Args {
   cli::Selection selection;
   CompileArgs compile;
-  std::string format = "tsv";
-  std::string precision = "double";
+  io::WordFormat format = io::WordFormat::kTsv;
+  model::Precision precision = model::Precision::kDouble;
   bool oracle = false;
 };
 }  // namespace
@@ -28,9 +28,8 @@ void setup_transduce(CLI::App& app, Runner& runner) {
   auto args = std::make_shared<Args>();
   add_selection(sub, args->selection);
   add_compile_options(sub, args->compile, true);
-  sub->add_option("--format", args->format, "tsv (word, output) or jsonl (with margins)")
-      ->check(CLI::IsMember({"tsv", "jsonl"}));
-  sub->add_option("--precision", args->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
+  add_enum_option(sub, "--format", args->format, kFormatNames, "tsv (word, output) or jsonl (with margins)");
+  add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
       const lang::Language language = select_one(ctx, args->selection, false);
@@ -38,7 +37,7 @@ void setup_transduce(CLI::App& app, Runner& runner) {
         throw InputError(fmt::format("'{}' is a language, not a transduction task: use `softhat classify {}`",
                                      language.name(), language.name()));
       }
-      return stream_language(ctx, language, args->compile, args->format, "softmax", args->precision);
+      return stream_language(ctx, language, args->compile, args->format, model::AttentionMode::kSoftmax, args->precision);
     };
   });
 }

@@ -16,8 +16,8 @@ struct Args {
   CompileArgs compile;
   verify::VerifyOptions options;
   std::size_t max_len = 0;
-  std::string mode = "softmax";
-  std::string precision = "double";
+  model::AttentionMode mode = model::AttentionMode::kSoftmax;
+  model::Precision precision = model::Precision::kDouble;
   std::string json;
   std::string shard;
   int threads = 0;
@@ -37,8 +37,8 @@ void setup_verify(CLI::App& app, Runner& runner) {
   sub->add_option("--lengths", args->options.lengths, "lengths of the random words (default 100,1000)")->delimiter(',');
   sub->add_option("--samples", args->options.samples, "random words per length (default 100)");
   sub->add_option("--seed", args->options.seed, "random seed (fixed default)");
-  sub->add_option("--mode", args->mode, "softmax, or hard")->check(CLI::IsMember({"softmax", "hard"}));
-  sub->add_option("--precision", args->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
+  add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard");
+  add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");
   sub->add_option("--json", args->json, "also write the full report as JSON to this file");
   sub->add_option("--threads", args->threads, "words tested in parallel (default: the cores available); the report "
                                               "does not depend on it")
@@ -49,12 +49,12 @@ void setup_verify(CLI::App& app, Runner& runner) {
     runner = [args](Context& ctx) {
       args->options.compile = args->compile.options();
       args->options.beta = args->compile.beta_override();
-      args->options.mode = parse_mode(args->mode);
-      args->options.precision = parse_precision(args->precision);
+      args->options.mode = args->mode;
+      args->options.precision = args->precision;
       args->options.threads = args->threads > 0 ? args->threads : default_threads();
       if (!args->shard.empty()) args->options.shard = parse_shard(args->shard);
       std::vector<verify::VerifyReport> reports;
-      for (const lang::Language& language : cli::select_languages(ctx.load_catalog(), args->selection)) {
+      for (const lang::Language& language : ctx.select(args->selection)) {
         reports.push_back(verify::verify_language(language, args->options));
       }
       ctx.out << verify::format_verify_reports(reports);

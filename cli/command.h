@@ -6,13 +6,14 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "lang/catalog.h"
+#include "cli/select.h"
 #include "compile/compiler.h"
 #include "corpus/generate.h"
 #include "io/word_stream.h"
-#include "cli/select.h"
+#include "lang/catalog.h"
 #include "model/forward.h"
 
 namespace softhat::cli {
@@ -26,7 +27,10 @@ struct Context {
   // Resource limits (global options, docs/errors.md).
   std::size_t max_length = 100'000'000;         // --max-length: longest word read from a stream
   std::size_t max_memory = std::size_t{8} << 30;  // --max-memory: engine memory for one word
+  std::size_t max_states = automata::kDefaultMaxStates;  // --max-states: largest DFA built
   lang::Catalog load_catalog() const;
+  // The selected languages of the loaded catalogue, built under max_states.
+  std::vector<lang::Language> select(const cli::Selection& selection) const;
 };
 
 using Runner = std::function<int(Context&)>;
@@ -55,9 +59,45 @@ void setup_explain(CLI::App& app, Runner& runner);
 void setup_report(CLI::App& app, Runner& runner);
 void setup_merge(CLI::App& app, Runner& runner);
 
+// Enum options: the names a flag takes and the value each stands for, in the
+// order help lists them. add_enum_option turns the name into the enum at the
+// CLI boundary (a CLI11 transformer), so commands and lib/ never see the
+// string; a name not in the list is refused as "NAME not in {a,b}".
+template <typename E>
+using EnumNames = std::vector<std::pair<std::string, E>>;
+inline const EnumNames<model::AttentionMode> kModeNames{{"softmax", model::AttentionMode::kSoftmax},
+                                                       {"hard", model::AttentionMode::kHard}};
+inline const EnumNames<model::Precision> kPrecisionNames{{"double", model::Precision::kDouble},
+                                                        {"float", model::Precision::kFloat}};
+inline const EnumNames<io::WordFormat> kFormatNames{{"tsv", io::WordFormat::kTsv}, {"jsonl", io::WordFormat::kJsonl}};
+inline const EnumNames<compile::PeMode> kPeNames{{"bounded", compile::PeMode::kBounded},
+                                                {"unbounded", compile::PeMode::kUnbounded}};
+inline const EnumNames<corpus::Negatives> kNegativesNames{{"uniform", corpus::Negatives::kUniform},
+                                                         {"border", corpus::Negatives::kBorder}};
+
+template <typename E>
+CLI::Option* add_enum_option(CLI::App* app, const std::string& flag, E& value, const EnumNames<E>& names,
+                             const std::string& help) {
+  std::string set = "{";
+  for (const auto& [name, e] : names) set += (set.size() > 1 ? "," : "") + name;
+  set += "}";
+  CLI::Validator to_value(
+      [names, set](std::string& input) -> std::string {
+        for (const auto& [name, e] : names) {
+          if (input == name) {
+            input = std::to_string(static_cast<long long>(e));  // CLI11 reads an enum as its underlying integer
+            return {};
+          }
+        }
+        return input + " not in " + set;
+      },
+      set);
+  return app->add_option(flag, value, help)->transform(to_value)->type_name("TEXT");
+}
+
 // --pe and --beta, shared by the commands that compile.
 struct CompileArgs {
-  std::string pe = "bounded";
+  compile::PeMode pe = compile::PeMode::kBounded;
   std::string beta;  // empty: the construction's schedule
   compile::CompileOptions options() const;
   std::optional<model::BetaSchedule> beta_override() const;
@@ -81,8 +121,8 @@ Subject select_subject(const Context& ctx, const cli::Selection& selection, cons
 
 // classify / transduce: the language's (or task's) transformer on the words
 // of stdin, one record per line (io/word_stream.h).
-int stream_language(Context& ctx, const lang::Language& language, const CompileArgs& compile,
-                    const std::string& format, const std::string& mode, const std::string& precision);
+int stream_language(Context& ctx, const lang::Language& language, const CompileArgs& compile, io::WordFormat format,
+                    model::AttentionMode mode, model::Precision precision);
 
 // generate's shortage messages on stderr (also printed by merge).
 void report_shortages(Context& ctx, const corpus::Corpus& corpus);
@@ -91,8 +131,6 @@ void report_shortages(Context& ctx, const corpus::Corpus& corpus);
 int default_threads();
 
 // Shared by the subcommands that stream words.
-model::AttentionMode parse_mode(const std::string& name);
-model::Precision parse_precision(const std::string& name);
 int finish_stream(Context& ctx, const io::StreamSummary& summary);
 
 }  // namespace softhat::cli

@@ -58,7 +58,7 @@ std::string declared_alphabet(const std::string& alphabet, const std::string& co
 }
 }  // namespace
 
-std::vector<Language> select_languages(const Catalog& catalog, const Selection& s) {
+std::vector<Language> select_languages(const Catalog& catalog, const Selection& s, std::size_t max_states) {
   std::vector<Language> out;
   const bool regex_alone = s.regex && !s.formula;
   const int ways = (!s.names.empty()) + s.all + s.formula.has_value() + s.task.has_value() + !s.att.empty() +
@@ -82,7 +82,7 @@ std::vector<Language> select_languages(const Catalog& catalog, const Selection& 
     spec.task = TaskSpec{*s.task, *s.hops};
     spec.language_class = "transduction";
     spec.source = "command line";
-    out.push_back(build_language(std::move(spec)));
+    out.push_back(build_language(std::move(spec), max_states));
     return out;
   }
   if (!s.att.empty()) {
@@ -98,7 +98,7 @@ std::vector<Language> select_languages(const Catalog& catalog, const Selection& 
       spec.automaton = *text;
       spec.automaton_file = file;
       spec.source = file;
-      out.push_back(build_language(std::move(spec)));
+      out.push_back(build_language(std::move(spec), max_states));
     }
     return out;
   }
@@ -109,7 +109,7 @@ std::vector<Language> select_languages(const Catalog& catalog, const Selection& 
     spec.alphabet = declared_alphabet(*s.alphabet, "command line: language 'command-line'");
     spec.regex = s.regex;
     spec.source = "command line";
-    out.push_back(build_language(std::move(spec)));
+    out.push_back(build_language(std::move(spec), max_states));
     return out;
   }
   if (s.formula) {
@@ -120,14 +120,14 @@ std::vector<Language> select_languages(const Catalog& catalog, const Selection& 
     spec.formula = s.formula;
     spec.regex = s.regex;
     spec.source = "command line";
-    out.push_back(build_language(std::move(spec)));
+    out.push_back(build_language(std::move(spec), max_states));
     return out;
   }
   if (s.all) {
-    for (const Language& lang : catalog.languages()) out.push_back(build_language(lang.spec));
+    for (const Language& lang : catalog.languages()) out.push_back(build_language(lang.spec, max_states));
     return out;
   }
-  for (const std::string& name : s.names) out.push_back(build_language(catalog.find(name).spec));
+  for (const std::string& name : s.names) out.push_back(build_language(catalog.find(name).spec, max_states));
   return out;
 }
 

@@ -34,7 +34,9 @@ struct Selection {
 
 // Throws InputError for a contradictory or empty selection, unknown names,
 // or .att files that cannot be read.
-std::vector<lang::Language> select_languages(const lang::Catalog& catalog, const Selection& selection);
+// Every language is built under `max_states` (the CLI's --max-states).
+std::vector<lang::Language> select_languages(const lang::Catalog& catalog, const Selection& selection,
+                                             std::size_t max_states = automata::kDefaultMaxStates);
 
 // The files --att names: each file as given, and each folder's *.att files
 // sorted by name. Throws InputError for a missing path or a folder without

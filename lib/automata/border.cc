@@ -44,7 +44,7 @@ Dfa border_positives(const Dfa& dfa, std::size_t max_states) {
     auto [it, fresh] = ids.emplace(key, static_cast<std::int32_t>(keys.size()));
     if (fresh) {
       if (keys.size() >= max_states) {
-        throw LimitError(fmt::format("the border automaton exceeds {} states; raise --max-states", max_states));
+        throw LimitError(fmt::format("the border automaton exceeds {} states", max_states), Limit::kStates);
       }
       keys.push_back(key);
       // Accept: x in L, and some y within one edit is outside L.

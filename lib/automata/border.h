@@ -10,7 +10,7 @@
 
 namespace softhat::automata {
 
-Dfa border_positives(const Dfa& dfa, std::size_t max_states = default_max_states());
+Dfa border_positives(const Dfa& dfa, std::size_t max_states = kDefaultMaxStates);
 
 // The distinct words at edit distance exactly 1 from `word` that the DFA
 // rejects, sorted. O(n |Q| + n |alphabet| log) with forward states and a

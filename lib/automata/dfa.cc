@@ -1,11 +1,11 @@
 #include "automata/dfa.h"
 
-#include <atomic>
 #include <cmath>
 #include <cstdlib>
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -17,13 +17,6 @@
 #include "util/symbols.h"
 
 namespace softhat::automata {
-
-namespace {
-std::atomic<std::size_t> g_max_states{kDefaultMaxStates};
-}  // namespace
-
-std::size_t default_max_states() { return g_max_states.load(std::memory_order_relaxed); }
-void set_default_max_states(std::size_t limit) { g_max_states.store(limit, std::memory_order_relaxed); }
 
 
 bool Dfa::accepts(std::string_view word) const {
@@ -197,7 +190,7 @@ Dfa dfa_from_formula(logic::Formula formula, const std::string& alphabet, std::s
     auto [it, inserted] = ids.emplace(set, static_cast<std::int32_t>(sets.size()));
     if (inserted) {
       if (sets.size() >= max_states) {
-        throw LimitError(fmt::format("the DFA exceeds {} states; raise --max-states", max_states));
+        throw LimitError(fmt::format("the DFA exceeds {} states", max_states), Limit::kStates);
       }
       bool acc = false;
       for (const State& s : set) acc = acc || builder.accepting(s);
@@ -411,6 +404,45 @@ bool is_epsilon_label(std::string_view label) {
   return label == "<eps>" || label == "<epsilon>" || label == "\xCE\xB5";  // ε, U+03B5
 }
 
+// The index in `symbols` of an arc label's symbol (one code point): checked
+// against `alphabet` when one is given, else interned and appended to
+// `symbols` on first sight. fail(message) throws, naming the file and line.
+std::size_t att_symbol(std::string_view label, const std::optional<std::string>& alphabet, std::string& symbols,
+                     const std::function<void(const std::string&)>& fail) {
+  if (is_epsilon_label(label)) {
+    fail(fmt::format("an epsilon arc ('{}'): only deterministic acceptors without epsilon arcs are read "
+                     "(remove them first, e.g. fstrmepsilon and fstdeterminize)",
+                     label));
+  }
+  const std::optional<sym::Decoded> d = sym::decode_one(label, 0);
+  if (!d) {
+    std::string bytes;
+    for (char c : label) bytes += fmt::format("{}0x{:02x}", bytes.empty() ? "" : " ", static_cast<unsigned char>(c));
+    fail(fmt::format("symbol bytes {} are not valid UTF-8", bytes));
+  }
+  if (d->length != label.size()) {
+    fail(fmt::format("symbol '{}' is more than one code point (a symbol is one Unicode code point)", label));
+  }
+  std::optional<char> code;
+  if (alphabet) {
+    code = sym::find(d->code_point);
+    if (!code || alphabet->find(*code) == std::string::npos) {
+      fail(fmt::format("symbol '{}' is not in the alphabet {}", label, sym::alphabet_set(*alphabet)));
+    }
+  } else {
+    if (const char* why = sym::not_a_symbol(d->code_point)) {
+      fail(fmt::format("symbol {} cannot be a symbol: {}", sym::code_point_name(d->code_point), why));
+    }
+    try {
+      code = sym::intern(d->code_point);
+    } catch (const InputError& e) {
+      fail(fmt::format("symbol '{}': {}", label, e.what()));
+    }
+    if (symbols.find(*code) == std::string::npos) symbols += *code;
+  }
+  return symbols.find(*code);
+}
+
 }  // namespace
 
 Dfa dfa_from_att(std::string_view text, const AttSource& source, const std::optional<std::string>& alphabet,
@@ -431,8 +463,9 @@ Dfa dfa_from_att(std::string_view text, const AttSource& source, const std::opti
     auto it = ids.find(v);
     if (it != ids.end()) return it->second;
     if (ids.size() >= max_states) {
-      throw LimitError(fmt::format("{}:{}: the automaton has more than {} states; raise --max-states", source.name,
-                                   line_no, max_states));
+      throw LimitError(fmt::format("{}:{}: the automaton has more than {} states", source.name,
+                                   line_no, max_states),
+                       Limit::kStates);
     }
     const auto id = static_cast<std::int32_t>(numbers.size());
     ids.emplace(v, id);
@@ -448,40 +481,7 @@ Dfa dfa_from_att(std::string_view text, const AttSource& source, const std::opti
     }
   };
   std::string symbols = alphabet.value_or("");  // the alphabet, derived from the arcs if not given
-  auto symbol = [&](std::string_view label) -> std::size_t {
-    if (is_epsilon_label(label)) {
-      fail(fmt::format("an epsilon arc ('{}'): only deterministic acceptors without epsilon arcs are read "
-                       "(remove them first, e.g. fstrmepsilon and fstdeterminize)",
-                       label));
-    }
-    const std::optional<sym::Decoded> d = sym::decode_one(label, 0);
-    if (!d) {
-      std::string bytes;
-      for (char c : label) bytes += fmt::format("{}0x{:02x}", bytes.empty() ? "" : " ", static_cast<unsigned char>(c));
-      fail(fmt::format("symbol bytes {} are not valid UTF-8", bytes));
-    }
-    if (d->length != label.size()) {
-      fail(fmt::format("symbol '{}' is more than one code point (a symbol is one Unicode code point)", label));
-    }
-    std::optional<char> code;
-    if (alphabet) {
-      code = sym::find(d->code_point);
-      if (!code || alphabet->find(*code) == std::string::npos) {
-        fail(fmt::format("symbol '{}' is not in the alphabet {}", label, sym::alphabet_set(*alphabet)));
-      }
-    } else {
-      if (const char* why = sym::not_a_symbol(d->code_point)) {
-        fail(fmt::format("symbol {} cannot be a symbol: {}", sym::code_point_name(d->code_point), why));
-      }
-      try {
-        code = sym::intern(d->code_point);
-      } catch (const InputError& e) {
-        fail(fmt::format("symbol '{}': {}", label, e.what()));
-      }
-      if (symbols.find(*code) == std::string::npos) symbols += *code;
-    }
-    return symbols.find(*code);
-  };
+  auto symbol = [&](std::string_view label) { return att_symbol(label, alphabet, symbols, fail); };
 
   struct Arc {
     std::int32_t src, dst;

@@ -26,17 +26,13 @@
 
 namespace softhat::automata {
 
+// The state limit where a caller gives none. There is no process-wide
+// limit: the CLI's --max-states travels as a value (lang::Language records
+// the limit it was built under, and passes it on).
 inline constexpr std::size_t kDefaultMaxStates = 1'000'000;
-// The state limit used where a caller gives none: kDefaultMaxStates unless
-// the command line's global --max-states set another (once, at start).
-std::size_t default_max_states();
-void set_default_max_states(std::size_t limit);
 
-// The DFA would exceed the state limit (exit status 2, with the flag to raise).
-class LimitError : public InputError {
- public:
-  using InputError::InputError;
-};
+// The DFA would exceed the state limit (exit status 2; util/error.h).
+using LimitError = softhat::LimitError;
 
 struct Dfa {
   std::string alphabet;
@@ -57,7 +53,7 @@ struct Dfa {
 // Throws LimitError past max_states (intermediate DFA), InputError for
 // counting formulas (no finite automaton in general).
 Dfa dfa_from_formula(logic::Formula formula, const std::string& alphabet,
-                     std::size_t max_states = default_max_states());
+                     std::size_t max_states = kDefaultMaxStates);
 
 // The minimal complete DFA of the same language (unreachable states removed).
 Dfa minimize(const Dfa& dfa);
@@ -95,6 +91,6 @@ struct AttSource {
   std::size_t first_line = 1;  // the file's line number of the text's first line (text inlined in a TOML file)
 };
 Dfa dfa_from_att(std::string_view text, const AttSource& source, const std::optional<std::string>& alphabet = std::nullopt,
-                 std::size_t max_states = default_max_states());
+                 std::size_t max_states = kDefaultMaxStates);
 
 }  // namespace softhat::automata

@@ -720,7 +720,7 @@ class Compiler {
 
   std::int32_t add(std::int32_t cls, std::int32_t out1, std::int32_t out2) {
     if (nodes.size() >= max_states_) {
-      throw LimitError(fmt::format("the regex's NFA exceeds {} states; raise --max-states", max_states_));
+      throw LimitError(fmt::format("the regex's NFA exceeds {} states", max_states_), Limit::kStates);
     }
     nodes.push_back({cls, out1, out2});
     return static_cast<std::int32_t>(nodes.size() - 1);
@@ -865,13 +865,14 @@ Dfa dfa_from_regex(std::string_view pattern, const std::string& alphabet, std::s
     auto found = ids.find(set);
     if (found != ids.end()) return found->second;
     if (sets.size() >= max_states) {
-      throw LimitError(fmt::format("the regex's DFA exceeds {} states; raise --max-states", max_states));
+      throw LimitError(fmt::format("the regex's DFA exceeds {} states", max_states), Limit::kStates);
     }
     stored += set.size();
     if (stored > budget) {
       throw LimitError(fmt::format("the regex's DFA construction stores more than {} NFA states (32 per allowed DFA "
-                                   "state); raise --max-states",
-                                   budget));
+                                   "state)",
+                                   budget),
+                       Limit::kStates);
     }
     const bool accepting = std::binary_search(set.begin(), set.end(), match);
     auto [it, inserted] = ids.emplace(std::move(set), static_cast<std::int32_t>(sets.size()));

@@ -54,6 +54,6 @@ inline constexpr int kRegexMaxRepeat = 1000;
 // construction stores exceed 32 * max_states + 2^20 NFA states in all.
 // Polls softhat::interrupted() (throws Interrupted).
 Dfa dfa_from_regex(std::string_view pattern, const std::string& alphabet,
-                   std::size_t max_states = default_max_states());
+                   std::size_t max_states = kDefaultMaxStates);
 
 }  // namespace softhat::automata

@@ -332,7 +332,8 @@ std::optional<std::string> disagreement(Formula root, const automata::Dfa& dfa, 
       auto [it, added] = ids.emplace(std::make_pair(r, next), static_cast<int>(states.size()));
       if (added) {
         if (states.size() >= max_states) {
-          throw automata::LimitError(fmt::format("the equivalence proof exceeds {} product states", max_states));
+          throw automata::LimitError(fmt::format("the equivalence proof exceeds {} product states", max_states),
+                                     Limit::kStates);
         }
         states.push_back({r, next});
         parent.push_back({static_cast<int>(s), static_cast<int>(a)});
@@ -383,7 +384,7 @@ Derived derive_formula(const automata::Dfa& minimal, const Limits& limits, bool 
     out.cascade = std::move(c);
   }
   if (prove) {
-    if (auto w = disagreement(out.formula, minimal, &out.proof_states, automata::default_max_states())) {
+    if (auto w = disagreement(out.formula, minimal, &out.proof_states, limits.max_states)) {
       throw std::logic_error(fmt::format(
           "the formula derived from the automaton differs from it on \"{}\" (a bug in the holonomy construction)",
           sym::encode(*w)));

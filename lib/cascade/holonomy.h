@@ -70,6 +70,7 @@ struct Limits {
   std::size_t max_sets = 200'000;     // image sets of the skeleton
   std::size_t max_chains = 1'000'000;  // reachable tile chains
   std::size_t max_work = 2'000'000'000;  // word operations on state sets
+  std::size_t max_states = automata::kDefaultMaxStates;  // product states of the equivalence proof (derive.h)
 };
 
 // One level's identity–reset automaton.

@@ -26,7 +26,7 @@ cascade::Derived derive_language_formula(const lang::Language& language) {
   std::optional<automata::Dfa> dfa = lang::regular_dfa(language);
   if (!dfa) throw InputError(fmt::format("language '{}' has no automaton to derive a formula from", language.name()));
   try {
-    return cascade::derive_formula(*dfa);
+    return cascade::derive_formula(*dfa, cascade::Limits{.max_states = language.max_states});
   } catch (const cascade::NotStarFree& e) {
     throw cascade::NotStarFree(fmt::format("language '{}': {}; no transformer of this kind recognizes it",
                                            language.name(), e.what()),

@@ -90,7 +90,7 @@ model::Transformer build_dyck(const std::string& pairs) {
   // The theorem's beta(n) for this model grows like (n+1) ln(n+1) (measured by
   // softhat simulate: docs/dyck-and-khop.md); this schedule lies above it on
   // every tested length.
-  cfg.beta = model::BetaSchedule{64.0, 1.0, 1.0};
+  cfg.beta = model::BetaSchedule{.c = 64.0, .a = 1.0, .b = 1.0};
 
   model::LayerConfig l0{{head(1, 1, Mask::kFuture, "depth/(i+1) (uniform)")}, 0, "depth by uniform counting"};
   model::LayerConfig l1{{head(2, 2, Mask::kFuture, "depth retrieval"), head(1, 1, Mask::kFuture, "depth < 0")},

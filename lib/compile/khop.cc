@@ -41,7 +41,7 @@ model::Transformer build_khop(const std::string& alphabet, int hops, double c) {
     }
   }
   cfg.position_features = {{K::kOne, 0}, {K::kFraction, 0}};
-  cfg.beta = model::BetaSchedule{c, 1.0, 0.0};
+  cfg.beta = model::BetaSchedule{.c = c, .a = 1.0, .b = 0.0};
   auto head = [&](Mask mask, std::string label) {
     model::HeadConfig h;
     h.d_head = mask == Mask::kStrictFuture ? 1 : s + 2;

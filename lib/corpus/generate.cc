@@ -3,12 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <set>
-#include <thread>
 #include <unordered_set>
 
 #include "automata/border.h"
@@ -17,6 +14,7 @@
 #include "task/khop.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "util/parallel.h"
 #include "util/symbols.h"
 #include "words/words.h"
 
@@ -355,25 +353,7 @@ std::vector<LengthUnit> generate_units(const lang::Language& language, const Gen
       if (made < o.per_length) unit.shortages.push_back({split.name, n, "border", o.per_length, made});
     }
   };
-  const int threads = std::max(1, std::min<int>(o.threads, static_cast<int>(units.size())));
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> pool;
-  std::exception_ptr failure;
-  std::mutex failure_mu;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      for (std::size_t u; !interrupted() && (u = next.fetch_add(1)) < units.size();) {
-        try {
-          work(u);
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(failure_mu);
-          if (!failure) failure = std::current_exception();
-        }
-      }
-    });
-  }
-  for (std::thread& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+  parallel_items(units.size(), std::max(1, std::min<int>(o.threads, static_cast<int>(units.size()))), work);
   throw_if_interrupted();
   return units;
 }
@@ -400,7 +380,7 @@ Corpus assemble_corpus(const std::vector<LengthUnit>& units, const GenerateOptio
   }
   for (std::size_t s = 0; s < o.splits.size(); ++s) {
     if (border_lost[s]) {
-      corpus.shortages.push_back({o.splits[s].name, 0, "duplicate", border_lost[s], 0});
+      corpus.dropped.push_back({o.splits[s].name, border_lost[s]});
     }
     if (o.shuffle) {
       std::mt19937_64 rng = derived_rng(o.seed, "shuffle:" + o.splits[s].name);

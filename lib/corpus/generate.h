@@ -51,6 +51,8 @@ struct Example {
   std::string target;  // tasks: the oracle's output for the word (label unused)
 };
 
+// A length of a split with fewer words of a kind (positive, negative,
+// border, natural, task) than wanted.
 struct Shortage {
   std::string split;
   std::size_t length;
@@ -58,9 +60,16 @@ struct Shortage {
   std::size_t wanted, got;
 };
 
+// Border negatives of a split dropped because they duplicated another word.
+struct DroppedDuplicates {
+  std::string split;
+  std::size_t count = 0;
+};
+
 struct Corpus {
   std::vector<std::vector<Example>> splits;  // parallel to options.splits
   std::vector<Shortage> shortages;
+  std::vector<DroppedDuplicates> dropped;
   std::string sampler;  // how words were drawn
 };
 

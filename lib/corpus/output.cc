@@ -82,6 +82,11 @@ std::string manifest_json(const Corpus& corpus, const ManifestInfo& info) {
     m["shortages"].push_back({{"split", s.split}, {"length", s.length}, {"kind", s.kind}, {"wanted", s.wanted},
                               {"got", s.got}});
   }
+  // Listed with the shortages in the manifest's format (kind "duplicate",
+  // the count as "wanted"), after them, as before the types were split.
+  for (const DroppedDuplicates& d : corpus.dropped) {
+    m["shortages"].push_back({{"split", d.split}, {"length", 0}, {"kind", "duplicate"}, {"wanted", d.count}, {"got", 0}});
+  }
   return m.dump(2) + "\n";
 }
 

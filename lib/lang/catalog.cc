@@ -184,8 +184,8 @@ LanguageSpec parse_language_toml(std::string_view text, const std::string& path,
   return spec;
 }
 
-Catalog Catalog::builtin() {
-  Catalog catalog;
+Catalog Catalog::builtin(std::size_t max_states) {
+  Catalog catalog(max_states);
   // languages/*.toml, and the automaton files they name (languages/*.att).
   const auto& files = builtin_language_files();
   const FileReader embedded = [&files](const std::string& path) -> std::optional<std::string> {
@@ -204,8 +204,7 @@ void Catalog::add_toml(std::string_view text, const std::string& path, const Fil
   // Loaded under at least the default state limit: a small --max-states
   // applies to the languages a command selects (rebuilt under it), not to
   // every catalogue entry.
-  Language lang = build_language(parse_language_toml(text, path, read),
-                                 std::max(automata::default_max_states(), automata::kDefaultMaxStates));
+  Language lang = build_language(parse_language_toml(text, path, read), std::max(max_states_, automata::kDefaultMaxStates));
   // A construction's transformer is checked against the oracle directly; so
   // is the transformer of a language defined by an automaton or a regex
   // alone (a regex also has its own DFA to compare RE2 with).

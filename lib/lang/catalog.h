@@ -22,8 +22,13 @@ namespace softhat::lang {
 
 class Catalog {
  public:
+  // An empty catalogue whose languages are built under at least the default
+  // state limit, or `max_states` if larger: a small --max-states applies to
+  // the languages a command selects (rebuilt under it), not to every entry.
+  explicit Catalog(std::size_t max_states = automata::kDefaultMaxStates) : max_states_(max_states) {}
+
   // The languages compiled into the binary.
-  static Catalog builtin();
+  static Catalog builtin(std::size_t max_states = automata::kDefaultMaxStates);
 
   // Reads the file a catalogue entry names (an automaton), nullopt if it
   // cannot; the default reads the file system.
@@ -41,6 +46,7 @@ class Catalog {
 
  private:
   std::vector<Language> languages_;
+  std::size_t max_states_;
 };
 
 // Reads a whole catalogue-format document into a spec (used by add_toml).

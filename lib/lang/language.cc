@@ -54,6 +54,7 @@ Language build_language(LanguageSpec spec, std::size_t max_states) {
     fail(fmt::format("name '{}' may only use letters, digits, '-', '_' and '.'", spec.name));
   }
   Language lang;
+  lang.max_states = max_states;
   // The automaton: AT&T text from a .att file (its messages name that file
   // and line) or inline in a catalogue file (they name that file and line).
   auto read_automaton = [&](const std::optional<std::string>& alphabet) {
@@ -66,7 +67,7 @@ Language build_language(LanguageSpec spec, std::size_t max_states) {
     try {
       lang.automaton = automata::dfa_from_att(*spec.automaton, att, alphabet, max_states);
     } catch (const automata::LimitError& e) {
-      throw automata::LimitError(in_context(e.what()));
+      throw automata::LimitError(in_context(e.what()), e.limit());
     } catch (const InputError& e) {
       throw InputError(in_context(e.what()));
     }
@@ -112,7 +113,8 @@ Language build_language(LanguageSpec spec, std::size_t max_states) {
     try {
       lang.regex_dfa = automata::dfa_from_regex(*spec.regex, spec.alphabet, max_states);
     } catch (const automata::LimitError& e) {
-      throw automata::LimitError(fmt::format("{}: language '{}': regex '{}': {}", where, spec.name, *spec.regex, e.what()));
+      throw automata::LimitError(fmt::format("{}: language '{}': regex '{}': {}", where, spec.name, *spec.regex, e.what()),
+                                 e.limit());
     } catch (const automata::RegexError& e) {
       fail(fmt::format("language '{}': regex '{}': {}", spec.name, *spec.regex, e.what()));
     }
@@ -173,7 +175,8 @@ bool has_regular_dfa(const Language& l) {
   return (l.formula && !((*l.formula)->bits & logic::kCountBit)) || l.automaton || l.regex_dfa;
 }
 
-std::optional<automata::Dfa> regular_dfa(const Language& l, std::size_t max_states) {
+std::optional<automata::Dfa> regular_dfa(const Language& l, std::optional<std::size_t> limit) {
+  const std::size_t max_states = limit.value_or(l.max_states);
   if (l.formula && !((*l.formula)->bits & logic::kCountBit)) {
     return automata::dfa_from_formula(*l.formula, l.alphabet(), max_states);
   }

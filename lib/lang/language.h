@@ -62,6 +62,9 @@ struct Language {
   std::optional<oracle::RegexOracle> regex;
   std::optional<oracle::Checker> checker;
   std::optional<automata::Dfa> automaton;
+  // The DFA state limit it was built under (the CLI's --max-states): every
+  // automaton built for it later (regular_dfa, check, the acceptor) uses it.
+  std::size_t max_states = automata::kDefaultMaxStates;
   // A language defined by its regex alone (no formula, automaton or
   // construction): the regex's own minimal DFA (automata::dfa_from_regex),
   // built when the language is and checked against RE2 then.
@@ -90,11 +93,11 @@ bool valid_name(std::string_view name);
 // spec.source (and `where`, if given, e.g. a line) and says what is wrong.
 // An empty alphabet with an automaton: the automaton's arc symbols, in order
 // of first appearance (stored back into the spec). A regex-only language's
-// DFA is built here (limit: automata::default_max_states()) and compared with
+// DFA is built here (limit: max_states, recorded in the language) and compared with
 // RE2 (oracle::first_disagreement); a difference is a std::logic_error (a
 // bug: exit status 3) naming the shortest word. max_states limits the
 // automaton's states and the regex's DFA (automata::LimitError).
-Language build_language(LanguageSpec spec, std::size_t max_states = automata::default_max_states());
+Language build_language(LanguageSpec spec, std::size_t max_states = automata::kDefaultMaxStates);
 
 // Whether regular_dfa() has a DFA to give: a formula without counting terms,
 // an automaton, or a regex-only language.
@@ -103,8 +106,7 @@ bool has_regular_dfa(const Language& language);
 // The language's minimal DFA: from its formula when the formula is regular
 // (no counting terms), else from its automaton, else (regex-only languages)
 // from its regex; nullopt if it has none of them.
-// Throws automata::LimitError past max_states.
-std::optional<automata::Dfa> regular_dfa(const Language& language,
-                                         std::size_t max_states = automata::default_max_states());
+// Throws automata::LimitError past max_states (default: the language's own).
+std::optional<automata::Dfa> regular_dfa(const Language& language, std::optional<std::size_t> max_states = {});
 
 }  // namespace softhat::lang

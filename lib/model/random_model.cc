@@ -25,8 +25,10 @@ Transformer random_model(std::mt19937_64& rng, const RandomModelOptions& o) {
     if (pick(rng, 0, 2) == 0) continue;
     c.position_features.push_back(PositionFeature{k, k == K::kModOneHot ? pick(rng, 2, 4) : 0});
   }
-  c.beta = BetaSchedule{uniform(rng, 0.5, 2.0), static_cast<double>(pick(rng, 0, 2)) / 2.0,
-                        static_cast<double>(pick(rng, 0, 1))};
+  // (a braced list is evaluated left to right: the draws keep their order)
+  c.beta = BetaSchedule{.c = uniform(rng, 0.5, 2.0),
+                        .a = static_cast<double>(pick(rng, 0, 2)) / 2.0,
+                        .b = static_cast<double>(pick(rng, 0, 1))};
   const int layers = pick(rng, 1, o.max_layers);
   for (int l = 0; l < layers; ++l) {
     LayerConfig lc;

@@ -150,13 +150,13 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
     model::GapProfile profile = empty_profile(model, n);
     const bool keep = static_cast<double>(set.words.size()) * static_cast<double>(n + 1) * model.config.d_model <= 2e7;
     std::vector<model::ExactRun> runs;
-    std::vector<std::string> ahat_verdicts;
-    auto verdict = [&](bool accepted, const model::Matrix& states) -> std::string {
-      if (model.config.transducer) return model::read_transduction(*model.config.transducer, states);
-      return accepted ? "TRUE" : "FALSE";
+    std::vector<Verdict> ahat_verdicts;
+    auto verdict = [&](bool accepted, const model::Matrix& states) -> Verdict {
+      if (model.config.transducer) return Verdict::output(model::read_transduction(*model.config.transducer, states));
+      return Verdict::accept(accepted);
     };
     if (oracle) r.ahat_oracle = r.softmax_oracle = 0;
-    std::vector<std::string> truth;
+    std::vector<Verdict> truth;
     for (const std::string& w : set.words) {
       throw_if_interrupted();
       model::ExactRun run = ahat.run(w);
@@ -193,7 +193,7 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
       r.bound = model::kNoGap;
     }
     model::RunOptions ro;
-    ro.beta = model::BetaSchedule{r.beta, 0, 0};
+    ro.beta = model::BetaSchedule{.c = r.beta, .a = 0, .b = 0};
     ro.keep_all_states = true;
     for (std::size_t i = 0; i < set.words.size(); ++i) {
       const std::string& w = set.words[i];
@@ -201,7 +201,7 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
       const model::RunResult soft = engine.run(w, ro);
       const model::Matrix exact_states = keep ? runs[i].states : ahat.run(w).states;
       r.max_state_diff = std::max(r.max_state_diff, state_distance(soft.states, exact_states));
-      const std::string soft_verdict = verdict(soft.accepted, soft.states);
+      const Verdict soft_verdict = verdict(soft.accepted, soft.states);
       const bool agree = soft_verdict == ahat_verdicts[i];
       r.agree_ahat += agree;
       if (!agree && (!r.first_disagreement || w.size() < r.first_disagreement->size())) r.first_disagreement = w;
@@ -211,7 +211,7 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
       // Decisions at beta; the bracket [lo, hi] keeps "lo fails, hi agrees".
       auto agrees = [&](double beta) {
         model::RunOptions b;
-        b.beta = model::BetaSchedule{beta, 0, 0};
+        b.beta = model::BetaSchedule{.c = beta, .a = 0, .b = 0};
         b.keep_all_states = model.config.transducer.has_value();
         for (std::size_t i = 0; i < set.words.size(); ++i) {
           const model::RunResult soft = engine.run(set.words[i], b);

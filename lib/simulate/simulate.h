@@ -25,6 +25,7 @@
 #include "model/forward.h"
 #include "model/temperature_bound.h"
 #include "util/random.h"
+#include "util/verdict.h"
 
 namespace softhat::simulate {
 
@@ -35,9 +36,9 @@ struct WordSet {
 
 // The words tested at length n.
 using WordSource = std::function<WordSet(std::size_t n)>;
-// An independent verdict (oracle), if any: "TRUE"/"FALSE" for acceptors,
-// the output string for transducers (model config `transducer`).
-using Oracle = std::function<std::string(const std::string&)>;
+// An independent verdict (oracle), if any: accept/reject for acceptors, the
+// output for transducers (model config `transducer`).
+using Oracle = std::function<Verdict(const std::string&)>;
 
 struct SimulateOptions {
   std::vector<std::size_t> lengths;

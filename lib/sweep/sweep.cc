@@ -46,14 +46,14 @@ SweepReport sweep(const model::Transformer& model, const WordSource& source, con
   for (std::size_t n : options.lengths) {
     throw_if_interrupted();
     const std::vector<std::string> words = source(n);
-    std::vector<std::string> expected;
+    std::vector<Verdict> expected;
     for (const std::string& w : words) expected.push_back(oracle(w));
     auto agrees = [&](double beta) {
       model::RunOptions o;
-      o.beta = model::BetaSchedule{beta, 0, 0};
+      o.beta = model::BetaSchedule{.c = beta, .a = 0, .b = 0};
       for (std::size_t i = 0; i < words.size(); ++i) {
         const model::RunResult r = engine.run(words[i], o);
-        const std::string verdict = r.output ? *r.output : (r.accepted ? "TRUE" : "FALSE");
+        const Verdict verdict = r.output ? Verdict::output(*r.output) : Verdict::accept(r.accepted);
         if (verdict != expected[i]) return false;
       }
       return true;
@@ -142,10 +142,10 @@ SweepReport sweep_subject(const model::Transformer& model, const lang::Language*
     // A bare model: its own average-hard run decides.
     auto ahat = std::make_shared<model::ExactAhat>(model);
     const model::Transformer* m = &model;
-    oracle = [ahat, m](const std::string& w) -> std::string {
+    oracle = [ahat, m](const std::string& w) -> Verdict {
       const model::ExactRun r = ahat->run(w);
-      if (m->config.transducer) return model::read_transduction(*m->config.transducer, r.states);
-      return r.accepted ? "TRUE" : "FALSE";
+      if (m->config.transducer) return Verdict::output(model::read_transduction(*m->config.transducer, r.states));
+      return Verdict::accept(r.accepted);
     };
   }
   const auto proven = [&](std::size_t n, const std::vector<std::string>& ws) -> std::optional<Proven> {

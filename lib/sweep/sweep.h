@@ -23,6 +23,7 @@
 #include "lang/language.h"
 #include "model/forward.h"
 #include "util/random.h"
+#include "util/verdict.h"
 
 namespace softhat::sweep {
 
@@ -32,9 +33,9 @@ struct SweepOptions {
 };
 
 // The tested words at length n, and the expected verdict of a word
-// ("TRUE"/"FALSE", or a transducer's output).
+// (accept/reject, or a transducer's output).
 using WordSource = std::function<std::vector<std::string>(std::size_t n)>;
-using Oracle = std::function<std::string(const std::string&)>;
+using Oracle = std::function<Verdict(const std::string&)>;
 // The proven beta at n for the given words and where it comes from
 // ("construction" or "theorem"); nullopt if none.
 struct Proven {

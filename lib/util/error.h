@@ -19,4 +19,18 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A resource limit the work would pass (exit 2). The message says what and
+// by how much; `limit()` says which limit, so that the CLI can name the flag
+// that raises it (library code never speaks of flags).
+// kFixed: a built-in bound no flag raises.
+enum class Limit : unsigned char { kFixed, kStates, kMemory, kLength };
+class LimitError : public InputError {
+ public:
+  explicit LimitError(const std::string& what, Limit limit = Limit::kFixed) : InputError(what), limit_(limit) {}
+  Limit limit() const { return limit_; }
+
+ private:
+  Limit limit_;
+};
+
 }  // namespace softhat

@@ -36,7 +36,8 @@ std::vector<VerdictSource> verdict_sources(const lang::Language& language) {
   // every regular language (skipped, silently, past the state limit).
   if (language.formula && !((*language.formula)->bits & logic::kCountBit)) {
     try {
-      auto dfa = std::make_shared<automata::Dfa>(automata::dfa_from_formula(*language.formula, language.alphabet()));
+      auto dfa = std::make_shared<automata::Dfa>(automata::dfa_from_formula(*language.formula, language.alphabet(),
+                                                                                          language.max_states));
       out.push_back({"dfa", [dfa](std::string_view w) { return dfa->accepts(w); }});
     } catch (const automata::LimitError&) {
     }
@@ -50,10 +51,10 @@ std::vector<VerdictSource> verdict_sources(const lang::Language& language) {
   return out;
 }
 
-std::function<std::string(const std::string&)> oracle_verdict(const lang::Language& language) {
+std::function<Verdict(const std::string&)> oracle_verdict(const lang::Language& language) {
   if (language.is_task()) {
     const lang::Language* task = &language;
-    return [task](const std::string& w) { return task->transduce(w); };
+    return [task](const std::string& w) { return Verdict::output(task->transduce(w)); };
   }
   std::vector<VerdictSource> sources = verdict_sources(language);
   VerdictSource chosen = sources.front();
@@ -63,7 +64,7 @@ std::function<std::string(const std::string&)> oracle_verdict(const lang::Langua
       break;
     }
   }
-  return [chosen](const std::string& w) -> std::string { return chosen.accepts(w) ? "TRUE" : "FALSE"; };
+  return [chosen](const std::string& w) { return Verdict::accept(chosen.accepts(w)); };
 }
 
 namespace {
@@ -123,18 +124,13 @@ CheckReport check_language(const lang::Language& language, const CheckOptions& o
   report.max_len = options.max_len.value_or(words::default_max_len(language.alphabet().size()));
   Comparer comparer(sources, report);
 
-  CheckRow exhaustive{fmt::format("0-{} (all)", report.max_len)};
-  words::for_each_word(language.alphabet(), report.max_len, [&](const std::string& w) {
-    comparer.run(w, exhaustive);
-    return true;
-  });
-  report.rows.push_back(exhaustive);
-
-  for (std::size_t n : options.lengths) {
-    CheckRow row{fmt::format("{}", n)};
-    // Seeded by the seed, the alphabet and the language, not its name: a
-    // formula typed on the command line sees exactly its catalogue twin's words.
-    for (const std::string& w : balanced_words(language, n, options.samples, options.seed)) comparer.run(w, row);
+  // The sampled rows are seeded by the seed, the alphabet and the language,
+  // not its name: a formula typed on the command line sees exactly its
+  // catalogue twin's words.
+  for (const words::WordSource& source :
+       language_rows(language, report.max_len, options.lengths, options.samples, options.seed)) {
+    CheckRow row{source.label};
+    for (std::uint64_t i = 0; i < source.count; ++i) comparer.run(source.at(i), row);
     report.rows.push_back(row);
   }
   return report;

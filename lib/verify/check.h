@@ -13,6 +13,7 @@
 
 #include "lang/language.h"
 #include "util/random.h"
+#include "util/verdict.h"
 
 namespace softhat::verify {
 
@@ -26,9 +27,9 @@ struct VerdictSource {
 std::vector<VerdictSource> verdict_sources(const lang::Language& language);
 
 // The verdict a language's oracle gives a word, as simulate and sweep compare
-// it: "TRUE"/"FALSE" from its regex, checker, automaton or DFA (the formula
-// evaluator only if there is nothing else), or a task's output string.
-std::function<std::string(const std::string&)> oracle_verdict(const lang::Language& language);
+// it: accept/reject from its regex, checker, automaton or DFA (the formula
+// evaluator only if there is nothing else), or a task's output.
+std::function<Verdict(const std::string&)> oracle_verdict(const lang::Language& language);
 
 struct CheckOptions {
   std::optional<std::size_t> max_len;  // default: words::default_max_len(|alphabet|)

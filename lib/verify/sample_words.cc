@@ -1,5 +1,7 @@
 #include "verify/sample_words.h"
 
+#include <fmt/format.h>
+
 #include "corpus/generate.h"
 #include "util/random.h"
 #include "util/symbols.h"
@@ -23,6 +25,16 @@ std::vector<std::string> balanced_words(const lang::Language& language, std::siz
   std::mt19937_64 rng = derived_rng(seed, sym::encode(language.alphabet()), length);  // seeds never depend on codes
   for (std::uint64_t k = 0; words.size() < samples; ++k) words.push_back(words::random_word(rng, language.alphabet(), length, k));
   return words;
+}
+
+std::vector<words::WordSource> language_rows(const lang::Language& language, std::size_t max_len,
+                                             const std::vector<std::size_t>& lengths, std::size_t samples,
+                                             std::uint64_t seed) {
+  std::vector<words::WordSource> rows{words::WordSource::exhaustive(language.alphabet(), max_len)};
+  for (std::size_t n : lengths) {
+    rows.push_back(words::WordSource::list(fmt::format("{}", n), balanced_words(language, n, samples, seed)));
+  }
+  return rows;
 }
 
 }  // namespace softhat::verify

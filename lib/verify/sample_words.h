@@ -11,10 +11,17 @@
 #include <vector>
 
 #include "lang/language.h"
+#include "words/source.h"
 
 namespace softhat::verify {
 
 std::vector<std::string> balanced_words(const lang::Language& language, std::size_t length, std::size_t samples,
                                         std::uint64_t seed);
+
+// The rows `check` and `verify` test a language on, in order: every word of
+// length 0..max_len, then balanced_words at each of `lengths`.
+std::vector<words::WordSource> language_rows(const lang::Language& language, std::size_t max_len,
+                                             const std::vector<std::size_t>& lengths, std::size_t samples,
+                                             std::uint64_t seed);
 
 }  // namespace softhat::verify

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <functional>
 #include <memory>
-#include <thread>
 #include <cstdio>
 #include <limits>
 
@@ -17,47 +16,16 @@
 #include "task/khop.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "util/parallel.h"
 #include "util/random.h"
 #include "util/symbols.h"
 #include "verify/sample_words.h"
+#include "words/source.h"
 #include "words/words.h"
 
 namespace softhat::verify {
 
 namespace {
-
-// One row's words, addressable by index so that threads and shards can split
-// them: every word up to a length in length-lexicographic order, or a list.
-struct RowWords {
-  std::string label;
-  std::uint64_t count = 0;
-  std::function<std::string(std::uint64_t)> at;
-};
-
-RowWords exhaustive_row(const std::string& alphabet, std::size_t max_len) {
-  RowWords r{fmt::format("0-{} (all)", max_len), words::count_words(alphabet.size(), max_len), {}};
-  r.at = [alphabet, max_len](std::uint64_t index) {
-    const std::uint64_t k = alphabet.size();
-    std::uint64_t len = 0, block = 1;
-    while (index >= block && len < max_len) {  // skip the shorter lengths
-      index -= block;
-      ++len;
-      block *= k;
-    }
-    std::string w(len, alphabet[0]);
-    for (std::size_t p = len; p-- > 0;) {
-      w[p] = alphabet[index % k];
-      index /= k;
-    }
-    return w;
-  };
-  return r;
-}
-
-RowWords list_row(std::string label, std::vector<std::string> words) {
-  auto shared = std::make_shared<std::vector<std::string>>(std::move(words));
-  return {std::move(label), shared->size(), [shared](std::uint64_t i) { return (*shared)[i]; }};
-}
 
 // What testing a range of a row's words found (merged in index order, so the
 // result does not depend on how the range was split).
@@ -84,33 +52,138 @@ struct Partial {
   }
 };
 
+// The acceptor of the language, or nullopt with report.skipped saying why
+// there is none (no definition to build from, or a DFA that is not star-free:
+// the witness says why no transformer of this kind recognizes it).
+std::optional<compile::Acceptor> build_or_skip(const lang::Language& language, const VerifyOptions& options,
+                                               VerifyReport& report) {
+  if (!compile::has_acceptor(language)) {
+    report.skipped = "no formula or construction to build a transformer from";
+    return std::nullopt;
+  }
+  try {
+    return compile::build_acceptor(language, options.compile);
+  } catch (const cascade::NotStarFree& e) {
+    const std::string prefix = fmt::format("language '{}': ", language.name());
+    const std::string what = e.what();
+    report.skipped = what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+    return std::nullopt;
+  }
+}
+
+// Comparing one word's transformer result with every oracle's verdict
+// (tasks: the oracle's output, position by position), into a Partial.
+class Comparison {
+ public:
+  Comparison(const lang::Language& language, const std::vector<VerdictSource>& oracles, bool task)
+      : language_(language), oracles_(oracles), task_(task) {}
+
+  void test(const std::string& word, std::uint64_t index, Partial& p, const model::RunResult& r) const {
+    VerifyRow& row = p.row;
+    ++row.words;
+    if (r.margins) {
+      row.min_target_mass = std::min(row.min_target_mass, r.margins->min_target_mass);
+      row.min_scaled_gap = std::min(row.min_scaled_gap, r.margins->min_scaled_gap);
+    }
+    std::optional<Disagreement> d = task_ ? compare_task(word, row, r) : compare_verdicts(word, row, r);
+    if (!d) {
+      ++row.agreed;
+      return;
+    }
+    ++p.disagreements;
+    if (!p.shortest || word.size() < p.shortest->word.size()) {  // indices arrive in increasing order
+      p.shortest = std::move(d);
+      p.shortest_index = index;
+    }
+  }
+
+ private:
+  std::optional<Disagreement> compare_task(const std::string& word, VerifyRow& row, const model::RunResult& r) const {
+    const std::string expected = language_.transduce(word);
+    row.min_output_margin = std::min(row.min_output_margin, r.min_symbol_margin);
+    row.positions += word.size();
+    for (std::size_t i = 0; i < word.size(); ++i) row.positions_agreed += (*r.output)[i] == expected[i];
+    if (*r.output != expected) return Disagreement{word, {}, {*r.output, expected}};
+    return std::nullopt;
+  }
+
+  std::optional<Disagreement> compare_verdicts(const std::string& word, VerifyRow& row,
+                                               const model::RunResult& r) const {
+    std::vector<bool> verdicts{r.accepted};
+    for (const VerdictSource& s : oracles_) verdicts.push_back(s.accepts(word));
+    row.positives += r.accepted;
+    row.min_output_margin = std::min(row.min_output_margin, r.output_margin);
+    bool agree = true;
+    for (bool v : verdicts) agree = agree && v == verdicts[0];
+    if (!agree) return Disagreement{word, verdicts, {}};
+    return std::nullopt;
+  }
+
+  const lang::Language& language_;
+  const std::vector<VerdictSource>& oracles_;
+  bool task_;
+};
+
+// The rows verify tests: every word up to max_len, then for each length the
+// sampled words (balanced near-misses; tasks: the task generator's words).
+std::vector<words::WordSource> verify_rows(const lang::Language& language, const VerifyOptions& options,
+                                           const VerifyReport& report) {
+  if (!report.task) return language_rows(language, report.max_len, options.lengths, options.samples, options.seed);
+  std::vector<words::WordSource> rows{words::WordSource::exhaustive(language.alphabet(), report.max_len)};
+  for (std::size_t n : options.lengths) {
+    std::vector<std::string> sample;
+    std::mt19937_64 rng = derived_rng(options.seed, "task-words:" + sym::encode(language.alphabet()), n);
+    for (std::size_t i = 0; i < options.samples; ++i) {
+      // Mostly the task generator's words (no equal neighbours), every fourth uniform.
+      sample.push_back(i % 4 == 3 ? words::random_word(rng, language.alphabet(), n, 0)
+                                  : task::khop_word(rng, language.alphabet(), n));
+    }
+    rows.push_back(words::WordSource::list(fmt::format("{}", n), std::move(sample)));
+  }
+  return rows;
+}
+
+// One row, this shard's part of it, split over threads. The exhaustive row
+// (prefix_sharing) goes through a prefix-sharing runner per thread when the
+// model is causal: consecutive words share all but a few positions.
+Partial run_row(const words::WordSource& rw, bool prefix_sharing, const model::Engine& engine,
+                const model::RunOptions& run, const Comparison& comparison, const VerifyOptions& options) {
+  const auto [lo, hi] = shard_range(rw.count, options.shard);
+  const int threads = static_cast<int>(std::clamp<std::uint64_t>(hi - lo, 1, std::max(1, options.threads)));
+  std::vector<Partial> parts(static_cast<std::size_t>(threads));
+  parallel_blocks(lo, hi, threads, [&](int t, std::uint64_t a, std::uint64_t b) {
+    Partial& part = parts[static_cast<std::size_t>(t)];
+    std::optional<model::PrefixRunner> runner;
+    for (std::uint64_t i = a; i < b && !interrupted(); ++i) {
+      const std::string word = rw.at(i);
+      if (prefix_sharing) {
+        if (!runner || runner->length() != word.size()) runner.emplace(engine.model(), word.size(), options.beta);
+        comparison.test(word, i, part, runner->run(word));
+      } else {
+        comparison.test(word, i, part, engine.run(word, run));
+      }
+    }
+  });
+  throw_if_interrupted();
+  Partial total;
+  total.row.label = rw.label;
+  for (const Partial& p : parts) total.merge(p);
+  return total;
+}
+
 }  // namespace
 
 VerifyReport verify_language(const lang::Language& language, const VerifyOptions& options) {
   VerifyReport report;
   report.language = language.name();
-  if (!compile::has_acceptor(language)) {
-    report.skipped = "no formula or construction to build a transformer from";
-    return report;
-  }
-  std::optional<compile::Acceptor> built;
-  try {
-    built = compile::build_acceptor(language, options.compile);
-  } catch (const cascade::NotStarFree& e) {
-    // A language defined by a DFA that is not star-free has no transformer
-    // of this kind (the witness says why): reported, not verified.
-    const std::string prefix = fmt::format("language '{}': ", language.name());
-    const std::string what = e.what();
-    report.skipped = what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
-    return report;
-  }
-  compile::Acceptor& acceptor = *built;
-  const model::ModelConfig& cfg = acceptor.model.config;
+  std::optional<compile::Acceptor> acceptor = build_or_skip(language, options, report);
+  if (!acceptor) return report;
+  const model::ModelConfig& cfg = acceptor->model.config;
   report.layers = static_cast<int>(cfg.layers.size());
   for (const model::LayerConfig& l : cfg.layers) report.heads += static_cast<int>(l.heads.size());
   report.width = cfg.d_model;
   report.beta = (options.beta ? *options.beta : cfg.beta).describe();
-  const model::Engine engine(std::move(acceptor.model), options.precision);
+  const model::Engine engine(std::move(acceptor->model), options.precision);
   model::RunOptions run;
   run.mode = options.mode;
   run.beta = options.beta;
@@ -122,109 +195,14 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
   report.sources.push_back("transformer");
   if (report.task) report.sources.push_back("oracle");
   for (const VerdictSource& s : oracles) report.sources.push_back(s.name);
-
-  // One word: the transformer against every oracle (tasks: position by position).
-  auto test = [&](const std::string& word, std::uint64_t index, Partial& p, const model::RunResult& r) {
-    VerifyRow& row = p.row;
-    ++row.words;
-    if (r.margins) {
-      row.min_target_mass = std::min(row.min_target_mass, r.margins->min_target_mass);
-      row.min_scaled_gap = std::min(row.min_scaled_gap, r.margins->min_scaled_gap);
-    }
-    std::optional<Disagreement> d;
-    if (report.task) {
-      const std::string expected = language.transduce(word);
-      row.min_output_margin = std::min(row.min_output_margin, r.min_symbol_margin);
-      row.positions += word.size();
-      for (std::size_t i = 0; i < word.size(); ++i) row.positions_agreed += (*r.output)[i] == expected[i];
-      if (*r.output != expected) d = Disagreement{word, {}, {*r.output, expected}};
-    } else {
-      std::vector<bool> verdicts{r.accepted};
-      for (const VerdictSource& s : oracles) verdicts.push_back(s.accepts(word));
-      row.positives += r.accepted;
-      row.min_output_margin = std::min(row.min_output_margin, r.output_margin);
-      bool agree = true;
-      for (bool v : verdicts) agree = agree && v == verdicts[0];
-      if (!agree) d = Disagreement{word, verdicts, {}};
-    }
-    if (!d) {
-      ++row.agreed;
-      return;
-    }
-    ++p.disagreements;
-    if (!p.shortest || word.size() < p.shortest->word.size()) {  // indices arrive in increasing order
-      p.shortest = std::move(d);
-      p.shortest_index = index;
-    }
-  };
-
-  std::vector<RowWords> rows;
-  rows.push_back(exhaustive_row(language.alphabet(), report.max_len));
-  for (std::size_t n : options.lengths) {
-    std::vector<std::string> words;
-    if (report.task) {
-      std::mt19937_64 rng = derived_rng(options.seed, "task-words:" + sym::encode(language.alphabet()), n);
-      for (std::size_t i = 0; i < options.samples; ++i) {
-        // Mostly the task generator's words (no equal neighbours), every fourth uniform.
-        words.push_back(i % 4 == 3 ? words::random_word(rng, language.alphabet(), n, 0)
-                                   : task::khop_word(rng, language.alphabet(), n));
-      }
-    } else {
-      words = balanced_words(language, n, options.samples, options.seed);
-    }
-    rows.push_back(list_row(fmt::format("{}", n), std::move(words)));
-  }
+  const Comparison comparison(language, oracles, report.task);
 
   const bool prefix_sharing = !report.task && options.mode == model::AttentionMode::kSoftmax &&
                               options.precision == model::Precision::kDouble &&
                               model::PrefixRunner::applies(engine.model());
+  const std::vector<words::WordSource> rows = verify_rows(language, options, report);
   for (std::size_t ri = 0; ri < rows.size(); ++ri) {
-    const RowWords& rw = rows[ri];
-    const std::pair<std::uint64_t, std::uint64_t> range = shard_range(rw.count, options.shard);
-    const std::uint64_t lo = range.first, hi = range.second;
-    const int threads = static_cast<int>(std::clamp<std::uint64_t>(hi - lo, 1, std::max(1, options.threads)));
-    std::vector<Partial> parts(static_cast<std::size_t>(threads));
-    auto work = [&](int t) {
-      const std::uint64_t a = lo + (hi - lo) * static_cast<std::uint64_t>(t) / static_cast<std::uint64_t>(threads);
-      const std::uint64_t b = lo + (hi - lo) * static_cast<std::uint64_t>(t + 1) / static_cast<std::uint64_t>(threads);
-      // Every word of the exhaustive row through a prefix-sharing runner when
-      // the model is causal: consecutive words share all but a few positions.
-      std::optional<model::PrefixRunner> runner;
-      for (std::uint64_t i = a; i < b && !interrupted(); ++i) {
-        const std::string word = rw.at(i);
-        if (ri == 0 && prefix_sharing) {
-          if (!runner || runner->length() != word.size()) runner.emplace(engine.model(), word.size(), options.beta);
-          test(word, i, parts[static_cast<std::size_t>(t)], runner->run(word));
-        } else {
-          test(word, i, parts[static_cast<std::size_t>(t)], engine.run(word, run));
-        }
-      }
-    };
-    if (threads == 1) {
-      work(0);
-    } else {
-      // A worker's exception (an engine error on one word) is rethrown here,
-      // never left to terminate the process.
-      std::vector<std::exception_ptr> failures(static_cast<std::size_t>(threads));
-      std::vector<std::thread> pool;
-      for (int t = 0; t < threads; ++t) {
-        pool.emplace_back([&, t] {
-          try {
-            work(t);
-          } catch (...) {
-            failures[static_cast<std::size_t>(t)] = std::current_exception();
-          }
-        });
-      }
-      for (std::thread& th : pool) th.join();
-      for (const std::exception_ptr& f : failures) {
-        if (f) std::rethrow_exception(f);
-      }
-    }
-    throw_if_interrupted();
-    Partial total;
-    total.row.label = rw.label;
-    for (const Partial& p : parts) total.merge(p);
+    const Partial total = run_row(rows[ri], ri == 0 && prefix_sharing, engine, run, comparison, options);
     report.words += total.row.words;
     report.disagreements += total.disagreements;
     // Rows are in order: an earlier row's equally short disagreement stays.

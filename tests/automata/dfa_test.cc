@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "automata/dfa.h"
+#include "automata/monoid.h"
 #include "lang/catalog.h"
 #include "logic/eval.h"
 #include "logic/parse.h"
@@ -95,7 +96,21 @@ TEST_CASE("dfa: minimization merges equivalent states, limits are clear errors",
     return true;
   });
   CHECK_THROWS_WITH(automata::dfa_from_formula(logic::parse("Y Y Y Y Y Y a", "ab"), "ab", 10),
-                    "the DFA exceeds 10 states; raise --max-states");
+                    "the DFA exceeds 10 states");
+  // The error says which limit it hit (the CLI names the flag from that);
+  // a built-in bound is kFixed, which no flag raises.
+  try {
+    automata::dfa_from_formula(logic::parse("Y Y Y Y Y Y a", "ab"), "ab", 10);
+    FAIL("no LimitError");
+  } catch (const LimitError& e) {
+    CHECK(e.limit() == Limit::kStates);
+  }
+  try {
+    automata::analyze_monoid(automata::dfa_from_formula(logic::parse("Y Y Y Y Y Y a", "ab"), "ab"), 3);
+    FAIL("no LimitError");
+  } catch (const LimitError& e) {
+    CHECK(e.limit() == Limit::kFixed);
+  }
   CHECK_THROWS_AS(automata::dfa_from_formula(logic::parse("#a > #b", "ab"), "ab"), InputError);
 }
 

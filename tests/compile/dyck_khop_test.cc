@@ -144,9 +144,7 @@ TEST_CASE("simulate: Dyck-2 at the theorem's beta agrees with the AHAT and the c
   const lang::Catalog catalog = lang::Catalog::builtin();
   const lang::Language& language = catalog.find("dyck-2");
   const model::Transformer t = compile::build_acceptor(language, {}).model;
-  const simulate::Oracle oracle = [&](const std::string& w) -> std::string {
-    return language.checker->accepts(w) ? "TRUE" : "FALSE";
-  };
+  const simulate::Oracle oracle = [&](const std::string& w) { return Verdict::accept(language.checker->accepts(w)); };
   const auto source = [&](std::size_t n) {
     simulate::WordSet set = simulate::model_words("()[]", n, 10, 5000, kDefaultSeed);
     if (!set.exhaustive) {
@@ -166,7 +164,7 @@ TEST_CASE("simulate: Dyck-2 at the theorem's beta agrees with the AHAT and the c
     CHECK(r.ahat_oracle == static_cast<std::int64_t>(r.words));
     CHECK(r.softmax_oracle == static_cast<std::int64_t>(r.words));
   }
-  options.beta = model::BetaSchedule{1, 0, 0};
+  options.beta = model::BetaSchedule{.c = 1, .a = 0, .b = 0};
   options.lengths = {200};
   const simulate::SimulateReport bad = simulate::simulate(t, source, &oracle, options);
   CHECK(!bad.ok());

@@ -180,12 +180,17 @@ TEST_CASE("catalogue: the built-in automaton-only language reads its embedded .a
   CHECK(catalog.find("c-after-ab").defined_by() == "regex");
   // The catalogue loads under a small --max-states (the limit applies to the
   // languages a command selects, which are rebuilt under it).
-  automata::set_default_max_states(2);
-  CHECK_NOTHROW(Catalog::builtin());
+  CHECK_NOTHROW(Catalog::builtin(2));
   Selection s;
   s.names = {"04.04.SF.0.0.6"};
-  CHECK_THROWS_AS(select_languages(catalog, s), automata::LimitError);
-  automata::set_default_max_states(automata::kDefaultMaxStates);
+  CHECK_THROWS_AS(select_languages(Catalog::builtin(2), s, 2), automata::LimitError);
+  CHECK(select_languages(Catalog::builtin(2), s).at(0).max_states == automata::kDefaultMaxStates);
+  try {
+    select_languages(catalog, s, 2);
+  } catch (const LimitError& e) {
+    CHECK(e.limit() == Limit::kStates);  // the CLI names the flag from this, the message does not
+    CHECK(std::string(e.what()).find("--max-states") == std::string::npos);
+  }
 }
 
 TEST_CASE("catalogue: --catalog folders add languages, duplicates are refused", "[lang]") {

@@ -28,7 +28,7 @@ Transformer tie_probe(double key_scale_b, double key_scale_a) {
   c.d_model = 5;
   c.residual_labels = {"one", "frac", "isB", "isA", "out"};
   c.position_features = {parse_position_feature("one"), parse_position_feature("j/(n+1)")};
-  c.layers = {LayerConfig{{HeadConfig{1, 1, Mask::kNone, HardKind::kAverage, "probe"}}, 0, ""}};
+  c.layers = {LayerConfig{.heads = {HeadConfig{.d_head = 1, .d_value = 1, .mask = Mask::kNone, .hard = HardKind::kAverage, .label = "probe"}}, .ffn_hidden = 0, .label = ""}};
   c.readout = {4, 0.5};
   Transformer t = Transformer::zeros(c);
   t.pos_proj(0, 0) = 1;

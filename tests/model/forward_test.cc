@@ -22,8 +22,8 @@ Transformer probe(Mask mask, HardKind hard, double query_scale = 0.0) {
   c.d_model = 4;
   c.residual_labels = {"one", "j", "key", "out"};
   c.position_features = {parse_position_feature("one"), parse_position_feature("j")};
-  c.beta = BetaSchedule{1, 0, 0};
-  c.layers = {LayerConfig{{HeadConfig{1, 1, mask, hard, "probe"}}, 0, ""}};
+  c.beta = BetaSchedule{.c = 1, .a = 0, .b = 0};
+  c.layers = {LayerConfig{.heads = {HeadConfig{.d_head = 1, .d_value = 1, .mask = mask, .hard = hard, .label = "probe"}}, .ffn_hidden = 0, .label = ""}};
   c.readout = {3, 0.5};
   Transformer t = Transformer::zeros(c);
   t.pos_proj(0, 0) = 1;  // one
@@ -94,21 +94,21 @@ TEST_CASE("forward: hard kinds break ties as declared", "[model]") {
 TEST_CASE("forward: the beta schedule scales the logits", "[model]") {
   // Word "a" (n = 1), future mask: BOS scores 0 and position 1 scores 1, so
   // out = e^beta / (1 + e^beta) with beta = c (n+1)^a ln(n+1)^b.
-  for (const BetaSchedule& b : {BetaSchedule{2, 0, 0}, BetaSchedule{2, 1, 0}, BetaSchedule{0.5, 2, 1}}) {
+  for (const BetaSchedule& b : {BetaSchedule{.c = 2, .a = 0, .b = 0}, BetaSchedule{.c = 2, .a = 1, .b = 0}, BetaSchedule{.c = 0.5, .a = 2, .b = 1}}) {
     Transformer t = probe(Mask::kFuture, HardKind::kRightmost, 1.0);
     t.config.beta = b;
     const double beta = b.c * std::pow(2.0, b.a) * std::pow(std::log(2.0), b.b);
     const double expected = std::exp(beta) / (1 + std::exp(beta));
     CHECK(outs(t, "a", AttentionMode::kSoftmax).back() == Approx(expected).epsilon(1e-15));
     RunOptions o;
-    o.beta = BetaSchedule{1, 0, 0};  // --beta override
+    o.beta = BetaSchedule{.c = 1, .a = 0, .b = 0};  // --beta override
     o.keep_all_states = true;
     CHECK(Engine(t).run("a", o).states(1, 3) == Approx(std::exp(1.0) / (1 + std::exp(1.0))).epsilon(1e-15));
   }
-  CHECK(BetaSchedule{3, 1, 0}.at(9) == 30);
-  CHECK(BetaSchedule{1, 0, 1}.at(0) == 0);  // ln(1) = 0
-  CHECK(BetaSchedule{3, 1, 0}.describe() == "3*(n+1)");
-  CHECK(BetaSchedule{2, 2, 1}.describe() == "2*(n+1)^2*ln(n+1)");
+  CHECK(BetaSchedule{.c = 3, .a = 1, .b = 0}.at(9) == 30);
+  CHECK(BetaSchedule{.c = 1, .a = 0, .b = 1}.at(0) == 0);  // ln(1) = 0
+  CHECK(BetaSchedule{.c = 3, .a = 1, .b = 0}.describe() == "3*(n+1)");
+  CHECK(BetaSchedule{.c = 2, .a = 2, .b = 1}.describe() == "2*(n+1)^2*ln(n+1)");
 }
 
 TEST_CASE("forward: margins are exact on a worked row", "[model]") {
@@ -239,7 +239,7 @@ TEST_CASE("forward: sparse weights (the nonzero-only product) equal the plain re
 
 TEST_CASE("forward: huge logits stay finite (beta * score up to 1e12)", "[model]") {
   Transformer t = probe(Mask::kStrictFuture, HardKind::kRightmost, 1.0);
-  t.config.beta = BetaSchedule{1e12, 0, 0};
+  t.config.beta = BetaSchedule{.c = 1e12, .a = 0, .b = 0};
   RunOptions o;
   o.trace = true;
   o.keep_all_states = true;

@@ -30,7 +30,7 @@ TEST_CASE("numerics: no NaN or inf for beta up to 1e12 and n up to 10^6", "[mode
         for (const double beta : {1e-12, 1.0, 1e6, 1e12}) {
           INFO(name << " n = " << n << " beta = " << beta << (precision == model::Precision::kFloat ? " float" : ""));
           model::RunOptions o;
-          o.beta = model::BetaSchedule{beta, 0.0, 0.0};
+          o.beta = model::BetaSchedule{.c = beta, .a = 0.0, .b = 0.0};
           o.trace = true;
           const model::RunResult r = engine.run(w, o);
           CHECK(std::isfinite(r.y));
