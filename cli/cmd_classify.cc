@@ -21,6 +21,7 @@ int stream_language(Context& ctx, const lang::Language& language, const CompileA
                     const std::string& format_name, const std::string& mode, const std::string& precision) {
   compile::Acceptor acceptor = compile::build_acceptor(language, compile.options());
   const model::Engine engine(std::move(acceptor.model), parse_precision(precision));
+  model::Runner words(engine);
   model::RunOptions options;
   options.mode = parse_mode(mode);
   options.beta = compile.beta_override();
@@ -28,7 +29,7 @@ int stream_language(Context& ctx, const lang::Language& language, const CompileA
   const io::WordFormat format = io::parse_word_format(format_name);
   options.trace = format == io::WordFormat::kJsonl;
   const auto summary = io::classify_stream(ctx.in, ctx.out, language.alphabet(), format, false, ctx.max_length,
-                                           [&](std::string_view w) { return engine.run(w, options); });
+                                           [&](std::string_view w) { return words.run(w, options); });
   return finish_stream(ctx, summary);
 }
 

@@ -190,13 +190,14 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
       // Every word of the exhaustive row through a prefix-sharing runner when
       // the model is causal: consecutive words share all but a few positions.
       std::optional<model::PrefixRunner> runner;
+      model::Runner words(engine);  // this thread's buffers
       for (std::uint64_t i = a; i < b && !interrupted(); ++i) {
         const std::string word = rw.at(i);
         if (ri == 0 && prefix_sharing) {
           if (!runner || runner->length() != word.size()) runner.emplace(engine.model(), word.size(), options.beta);
           test(word, i, parts[static_cast<std::size_t>(t)], runner->run(word));
         } else {
-          test(word, i, parts[static_cast<std::size_t>(t)], engine.run(word, run));
+          test(word, i, parts[static_cast<std::size_t>(t)], words.run(word, run));
         }
       }
     };
