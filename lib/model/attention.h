@@ -90,12 +90,14 @@ void attend_hard_blocked(const HeadJob& job, MatD& out);
 // where the mask hides a key; a NaN score is an error.
 void score_block(const HeadJob& job, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1, ArrD& S);
 
-// Calls block(j0, j1) after score_block for every key block a query block
-// [i0, i1) sees: BOS first, then its visible keys in key_block steps.
+// The keys a query block [i0, i1) needs besides BOS.
 struct KeyRange {
   std::int64_t lo, hi;  // visible non-BOS keys are within [lo, hi)
 };
 KeyRange key_range(Mask mask, std::int64_t i0, std::int64_t i1, std::int64_t n_pos);
+
+// Calls block(j0, j1) after score_block for every key block a query block
+// [i0, i1) sees: BOS first, then its visible keys in key_block steps.
 template <typename Block>
 void for_each_key_block(const HeadJob& job, std::int64_t i0, std::int64_t i1, ArrD& S, Block&& block) {
   auto process = [&](std::int64_t j0, std::int64_t j1) {
