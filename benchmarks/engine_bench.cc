@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--no-linear") == 0) options.linear_scan = false;  // the blocked path only
   }
   const model::Engine engine(io::load_model(argv[1]));
+  model::Runner runner(engine);
   const std::string& alphabet = engine.model().config.alphabet;
   std::string out = "{";
   for (std::size_t n : {64, 1024}) {
@@ -38,7 +39,7 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     double elapsed = 0;
     while (elapsed < 1.0) {
-      accepted += engine.run(words[done % words.size()], options).accepted;
+      accepted += runner.run(words[done % words.size()], options).accepted;
       ++done;
       elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng = derived_rng(kDefaultSeed, "bench-long", long_n);
   const std::string word = words::random_word(rng, alphabet, long_n, 0);
   const auto start = std::chrono::steady_clock::now();
-  const model::RunResult r = engine.run(word, options);
+  const model::RunResult r = runner.run(word, options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out += fmt::format("\"long_n\": {}, \"long_seconds\": {:.3f}, \"long_accepted\": {}}}", long_n, seconds,
                      r.accepted ? "true" : "false");

@@ -59,14 +59,15 @@ int main() {
     for (std::int64_t i = 0; i < v.size(); ++i) v.data[i] = normal(rng);
   });
   const model::Engine engine(t);
+  model::Runner runner(engine);
   const std::int64_t n = 1024, m = n + 1;
   std::mt19937_64 wr = derived_rng(kDefaultSeed, "flops-words");
   const std::string word = words::random_word(wr, "ab", static_cast<std::size_t>(n), 0);
-  engine.run(word);  // warm up
+  runner.run(word);  // warm up
   int words = 0;
   const auto t1 = std::chrono::steady_clock::now();
   while (seconds_since(t1) < 2.0) {
-    engine.run(word);
+    runner.run(word);
     ++words;
   }
   const double per_word = seconds_since(t1) / words;

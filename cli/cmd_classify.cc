@@ -21,13 +21,14 @@ int stream_language(Context& ctx, const lang::Language& language, const CompileA
                     io::WordFormat format, model::AttentionMode mode, model::Precision precision) {
   compile::Acceptor acceptor = compile::build_acceptor(language, compile.options());
   const model::Engine engine(std::move(acceptor.model), precision);
+  model::Runner words(engine);
   model::RunOptions options;
   options.mode = mode;
   options.beta = compile.beta_override();
   options.max_memory = ctx.max_memory;
   options.trace = format == io::WordFormat::kJsonl;
   const auto summary = io::classify_stream(ctx.in, ctx.out, language.alphabet(), format, false, ctx.max_length,
-                                           [&](std::string_view w) { return engine.run(w, options); });
+                                           [&](std::string_view w) { return words.run(w, options); });
   return finish_stream(ctx, summary);
 }
 

@@ -40,6 +40,7 @@ void setup_run(CLI::App& app, Runner& runner) {
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
       const model::Engine engine(io::load_model(args->model), args->precision);
+      model::Runner words(engine);
       model::RunOptions options;
       options.mode = args->mode;
       const io::WordFormat format = args->format;
@@ -48,7 +49,7 @@ void setup_run(CLI::App& app, Runner& runner) {
       options.max_memory = ctx.max_memory;
       const auto summary =
           io::classify_stream(ctx.in, ctx.out, engine.model().config.alphabet, format, args->emit_state, ctx.max_length,
-                              [&](std::string_view w) { return engine.run(w, options); });
+                              [&](std::string_view w) { return words.run(w, options); });
       return finish_stream(ctx, summary);
     };
   });

@@ -20,6 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   const model::Engine engine(std::move(t));
+  model::Runner runner(engine);  // reused across the words, also after one fails
   const std::string& alphabet = engine.model().config.alphabet;
   for (std::size_t n : {0, 1, 3, 8}) {
     std::string w;
@@ -29,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       o.mode = mode;
       o.max_memory = 1 << 26;
       try {
-        const model::RunResult r = engine.run(w, o);
+        const model::RunResult r = runner.run(w, o);
         FUZZ_CHECK(!std::isnan(r.y) || !r.accepted, "a NaN output accepted");
       } catch (const std::invalid_argument&) {
       } catch (const std::runtime_error&) {

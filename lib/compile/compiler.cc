@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <stdexcept>
 
 namespace softhat::compile {
 
@@ -14,8 +15,24 @@ Compiled compile_formula(logic::Formula formula, const std::string& alphabet, co
   return out;
 }
 
-model::Transformer plan_to_model(const Plan& plan) {
-  using model::Mask;
+namespace {
+
+using model::Mask;
+
+// The configuration of one planned head: its widths, mask and hard kind.
+model::HeadConfig head_config(const PlannedHead& h) {
+  switch (h.kind) {
+    case HeadKind::kSince: return {3, 1, Mask::kStrictFuture, model::HardKind::kRightmost, "since " + h.label};
+    case HeadKind::kUntil: return {3, 1, Mask::kStrictPast, model::HardKind::kLeftmost, "until " + h.label};
+    case HeadKind::kCount: return {1, 1, Mask::kFuture, model::HardKind::kAverage, "count " + h.label};
+    case HeadKind::kSign: return {1, 1, Mask::kFuture, model::HardKind::kAverage, "sign " + h.label};
+  }
+  throw std::logic_error("plan_to_model: unknown head kind");
+}
+
+// The model's configuration: residual coordinates, position features and the
+// beta schedule of the PE mode, each layer's heads and FFN width, the readout.
+model::ModelConfig model_config(const Plan& plan) {
   model::ModelConfig cfg;
   cfg.alphabet = plan.alphabet;
   cfg.d_model = static_cast<int>(plan.coords.size());
@@ -45,30 +62,19 @@ model::Transformer plan_to_model(const Plan& plan) {
     model::LayerConfig lc;
     lc.label = fmt::format("layer {}", l);
     for (const GlueOp& op : plan.layers[l].ffn) lc.ffn_hidden += op.units();
-    for (const PlannedHead& h : plan.layers[l].heads) {
-      switch (h.kind) {
-        case HeadKind::kSince:
-          lc.heads.push_back({3, 1, Mask::kStrictFuture, model::HardKind::kRightmost, "since " + h.label});
-          break;
-        case HeadKind::kUntil:
-          lc.heads.push_back({3, 1, Mask::kStrictPast, model::HardKind::kLeftmost, "until " + h.label});
-          break;
-        case HeadKind::kCount:
-          lc.heads.push_back({1, 1, Mask::kFuture, model::HardKind::kAverage, "count " + h.label});
-          break;
-        case HeadKind::kSign:
-          lc.heads.push_back({1, 1, Mask::kFuture, model::HardKind::kAverage, "sign " + h.label});
-          break;
-      }
-    }
+    for (const PlannedHead& h : plan.layers[l].heads) lc.heads.push_back(head_config(h));
     cfg.layers.push_back(std::move(lc));
   }
   cfg.readout = {plan.output, 0.5};
   cfg.notes["formula"] = plan.formula;
   cfg.notes["pe"] = pe_name(plan.pe);
   cfg.notes["construction"] = "softhat since/until heads with BOS default, rounding FFNs (docs/compiler.md)";
+  return cfg;
+}
 
-  model::Transformer t = model::Transformer::zeros(cfg);
+// Token rows set the BOS or symbol coordinate; each position feature is
+// copied into its own coordinate.
+void embed_tokens(const Plan& plan, model::Transformer& t) {
   t.embed(0, plan.bos) = 1;
   for (std::size_t k = 0; k < plan.alphabet.size(); ++k) t.embed(k + 1, plan.tokens.at(plan.alphabet[k])) = 1;
   int col = 0;
@@ -82,115 +88,127 @@ model::Transformer plan_to_model(const Plan& plan) {
   for (const auto& [m, first] : plan.mod_features) {
     for (int r = 0; r < m; ++r) t.pos_proj(first + r, col++) = 1;
   }
+}
 
-  auto put = [](model::Matrix& w, int row, const LinearForm& f) {
-    for (const auto& [coord, coef] : f.terms) w(row, coord) += coef;
+void put(model::Matrix& w, int row, const LinearForm& f) {
+  for (const auto& [coord, coef] : f.terms) w(row, coord) += coef;
+}
+
+// One head's query, key, value and output weights.
+void write_head(const Plan& plan, const PlannedHead& head, model::HeadWeights& w) {
+  w.o(head.raw, 0) = 1;
+  if (head.kind == HeadKind::kCount) {
+    // Uniform attention (q = k = 0) over j <= i with BOS: i+1 keys, so the
+    // output is exactly #phi(i)/(i+1) (value phi at real positions, 0 at BOS).
+    put(w.v, 0, head.value);
+    return;
+  }
+  if (head.kind == HeadKind::kSign) {
+    // Score E(i) at the i real positions, 0 at BOS; value bos. Output
+    // o = 1 / (1 + i e^{beta E}). E is a multiple of 1/(2(i+1)) that is
+    // never 0, so |E| >= 1/(2(i+1)); with beta >= 2(n+1) ln(3n):
+    // E > 0 gives i e^{beta E} >= 3, o <= 1/4; E < 0 gives i e^{beta E}
+    // <= 1/3, o >= 3/4. The rounding then gives [E > 0] = 1 - rho(o) exactly.
+    put(w.q, 0, head.query);
+    w.k(0, plan.one) = 1;
+    w.k(0, plan.bos) = -1;
+    put(w.v, 0, head.value);
+    return;
+  }
+  // Key: [stop, position term, bos]; the query weighs them. Writing
+  // delta for the unit (1/(n+1) bounded, 1 unbounded), all visible
+  // scores are distinct multiples of delta, and BOS sits strictly
+  // between the stops and the others:
+  //  bounded since  q=[1,1,1]      s = stop + j/(n+1) + bos:  stops in (1,2), BOS 1, others in (0,1)
+  //  bounded until  q=[2,1,1]      s = 2 stop - j/(n+1) + bos: stops in (1,2) decreasing in j, BOS 1, others < 0
+  //  unbounded since q=[n+1,1,n+1] s = (n+1)(stop + bos) + j: stops >= n+2, BOS n+1, others <= n-1
+  //  unbounded until q=[n+1,1,0]   s = (n+1) stop - j:         stops >= 1 decreasing in j, BOS 0, others <= -1
+  // so the maximum is the nearest stop (rightmost j < i, leftmost j > i)
+  // or BOS, and the geometric bound gives leak <= sum_d e^{-c d} = 1/(e^c - 1).
+  put(w.k, 0, head.stop);
+  w.k(2, plan.bos) = 1;
+  if (plan.pe == PeMode::kBounded) {
+    w.k(1, plan.pos_fraction) = head.since() ? 1 : -1;
+    w.q(0, plan.one) = head.since() ? 1 : 2;
+    w.q(1, plan.one) = 1;
+    w.q(2, plan.one) = 1;
+  } else {
+    w.k(1, plan.pos_index) = head.since() ? 1 : -1;
+    w.q(0, plan.pos_length) = 1;
+    w.q(0, plan.one) = 1;
+    w.q(1, plan.one) = 1;
+    if (head.since()) {
+      w.q(2, plan.pos_length) = 1;
+      w.q(2, plan.one) = 1;
+    }
+  }
+  put(w.v, 0, head.value);
+}
+
+// One layer's FFN: a few ReLU units per glue operation, exact on 0/1 inputs
+// (rounding: on [0,1/4] u [3/4,1]).
+void write_glue(const Plan& plan, const PlannedLayer& pl, model::LayerWeights& lw) {
+  int u = 0;
+  auto unit = [&](std::initializer_list<std::pair<int, double>> in, double bias, int target, double out) {
+    for (const auto& [coord, coef] : in) lw.fc1(u, coord) += coef;
+    lw.b1(u) = bias;
+    lw.fc2(target, u) = out;
+    ++u;
   };
+  for (const GlueOp& op : pl.ffn) {
+    const auto& x = op.inputs;
+    switch (op.kind) {
+      case GlueKind::kNot: unit({{x[0], -1}}, 1, op.target, 1); break;  // 1 - x
+      case GlueKind::kAnd: {                                            // ReLU(sum x - (k-1))
+        for (int in : x) lw.fc1(u, in) += 1;
+        unit({}, -static_cast<double>(x.size() - 1), op.target, 1);
+        break;
+      }
+      case GlueKind::kOr: {  // 1 - ReLU(1 - sum x)
+        for (int in : x) lw.fc1(u, in) -= 1;
+        unit({}, 1, op.target, -1);
+        lw.b2(op.target) += 1;
+        break;
+      }
+      case GlueKind::kImplies:  // 1 - ReLU(x - y)
+        unit({{x[0], 1}, {x[1], -1}}, 0, op.target, -1);
+        lw.b2(op.target) += 1;
+        break;
+      case GlueKind::kIff:  // 1 - ReLU(x - y) - ReLU(y - x)
+        unit({{x[0], 1}, {x[1], -1}}, 0, op.target, -1);
+        unit({{x[0], -1}, {x[1], 1}}, 0, op.target, -1);
+        lw.b2(op.target) += 1;
+        break;
+      case GlueKind::kRound:  // rho(a) = ReLU(2a - 1/2) - ReLU(2a - 3/2)
+        unit({{x[0], 2}}, -0.5, op.target, 1);
+        unit({{x[0], 2}}, -1.5, op.target, -1);
+        break;
+      case GlueKind::kStop:  // (not g or e) and not bos = ReLU(1-g+e-2bos) - ReLU(-g+e-2bos)
+        unit({{x[0], -1}, {x[1], 1}, {plan.bos, -2}}, 1, op.target, 1);
+        unit({{x[0], -1}, {x[1], 1}, {plan.bos, -2}}, 0, op.target, -1);
+        break;
+      case GlueKind::kValue:  // e and not bos = ReLU(e - bos)
+        unit({{x[0], 1}, {plan.bos, -1}}, 0, op.target, 1);
+        break;
+      case GlueKind::kSignRound:  // 1 - rho(o) + bos * known (the point-0 value)
+        unit({{x[0], 2}}, -0.5, op.target, -1);
+        unit({{x[0], 2}}, -1.5, op.target, 1);
+        unit({{plan.bos, 1}}, 0, op.target, x[1]);
+        lw.b2(op.target) += 1;
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+model::Transformer plan_to_model(const Plan& plan) {
+  model::Transformer t = model::Transformer::zeros(model_config(plan));
+  embed_tokens(plan, t);
   for (std::size_t l = 0; l < plan.layers.size(); ++l) {
     const PlannedLayer& pl = plan.layers[l];
-    model::LayerWeights& lw = t.layers[l];
-    for (std::size_t h = 0; h < pl.heads.size(); ++h) {
-      const PlannedHead& head = pl.heads[h];
-      model::HeadWeights& w = lw.heads[h];
-      w.o(head.raw, 0) = 1;
-      if (head.kind == HeadKind::kCount) {
-        // Uniform attention (q = k = 0) over j <= i with BOS: i+1 keys, so the
-        // output is exactly #phi(i)/(i+1) (value phi at real positions, 0 at BOS).
-        put(w.v, 0, head.value);
-        continue;
-      }
-      if (head.kind == HeadKind::kSign) {
-        // Score E(i) at the i real positions, 0 at BOS; value bos. Output
-        // o = 1 / (1 + i e^{beta E}). E is a multiple of 1/(2(i+1)) that is
-        // never 0, so |E| >= 1/(2(i+1)); with beta >= 2(n+1) ln(3n):
-        // E > 0 gives i e^{beta E} >= 3, o <= 1/4; E < 0 gives i e^{beta E}
-        // <= 1/3, o >= 3/4. The rounding then gives [E > 0] = 1 - rho(o) exactly.
-        put(w.q, 0, head.query);
-        w.k(0, plan.one) = 1;
-        w.k(0, plan.bos) = -1;
-        put(w.v, 0, head.value);
-        continue;
-      }
-      // Key: [stop, position term, bos]; the query weighs them. Writing
-      // delta for the unit (1/(n+1) bounded, 1 unbounded), all visible
-      // scores are distinct multiples of delta, and BOS sits strictly
-      // between the stops and the others:
-      //  bounded since  q=[1,1,1]      s = stop + j/(n+1) + bos:  stops in (1,2), BOS 1, others in (0,1)
-      //  bounded until  q=[2,1,1]      s = 2 stop - j/(n+1) + bos: stops in (1,2) decreasing in j, BOS 1, others < 0
-      //  unbounded since q=[n+1,1,n+1] s = (n+1)(stop + bos) + j: stops >= n+2, BOS n+1, others <= n-1
-      //  unbounded until q=[n+1,1,0]   s = (n+1) stop - j:         stops >= 1 decreasing in j, BOS 0, others <= -1
-      // so the maximum is the nearest stop (rightmost j < i, leftmost j > i)
-      // or BOS, and the geometric bound gives leak <= sum_d e^{-c d} = 1/(e^c - 1).
-      put(w.k, 0, head.stop);
-      w.k(2, plan.bos) = 1;
-      if (plan.pe == PeMode::kBounded) {
-        w.k(1, plan.pos_fraction) = head.since() ? 1 : -1;
-        w.q(0, plan.one) = head.since() ? 1 : 2;
-        w.q(1, plan.one) = 1;
-        w.q(2, plan.one) = 1;
-      } else {
-        w.k(1, plan.pos_index) = head.since() ? 1 : -1;
-        w.q(0, plan.pos_length) = 1;
-        w.q(0, plan.one) = 1;
-        w.q(1, plan.one) = 1;
-        if (head.since()) {
-          w.q(2, plan.pos_length) = 1;
-          w.q(2, plan.one) = 1;
-        }
-      }
-      put(w.v, 0, head.value);
-    }
-    // FFN units: exact on 0/1 inputs (rounding: on [0,1/4] u [3/4,1]).
-    int u = 0;
-    auto unit = [&](std::initializer_list<std::pair<int, double>> in, double bias, int target, double out) {
-      for (const auto& [coord, coef] : in) lw.fc1(u, coord) += coef;
-      lw.b1(u) = bias;
-      lw.fc2(target, u) = out;
-      ++u;
-    };
-    for (const GlueOp& op : pl.ffn) {
-      const auto& x = op.inputs;
-      switch (op.kind) {
-        case GlueKind::kNot: unit({{x[0], -1}}, 1, op.target, 1); break;  // 1 - x
-        case GlueKind::kAnd: {                                            // ReLU(sum x - (k-1))
-          for (int in : x) lw.fc1(u, in) += 1;
-          unit({}, -static_cast<double>(x.size() - 1), op.target, 1);
-          break;
-        }
-        case GlueKind::kOr: {  // 1 - ReLU(1 - sum x)
-          for (int in : x) lw.fc1(u, in) -= 1;
-          unit({}, 1, op.target, -1);
-          lw.b2(op.target) += 1;
-          break;
-        }
-        case GlueKind::kImplies:  // 1 - ReLU(x - y)
-          unit({{x[0], 1}, {x[1], -1}}, 0, op.target, -1);
-          lw.b2(op.target) += 1;
-          break;
-        case GlueKind::kIff:  // 1 - ReLU(x - y) - ReLU(y - x)
-          unit({{x[0], 1}, {x[1], -1}}, 0, op.target, -1);
-          unit({{x[0], -1}, {x[1], 1}}, 0, op.target, -1);
-          lw.b2(op.target) += 1;
-          break;
-        case GlueKind::kRound:  // rho(a) = ReLU(2a - 1/2) - ReLU(2a - 3/2)
-          unit({{x[0], 2}}, -0.5, op.target, 1);
-          unit({{x[0], 2}}, -1.5, op.target, -1);
-          break;
-        case GlueKind::kStop:  // (not g or e) and not bos = ReLU(1-g+e-2bos) - ReLU(-g+e-2bos)
-          unit({{x[0], -1}, {x[1], 1}, {plan.bos, -2}}, 1, op.target, 1);
-          unit({{x[0], -1}, {x[1], 1}, {plan.bos, -2}}, 0, op.target, -1);
-          break;
-        case GlueKind::kValue:  // e and not bos = ReLU(e - bos)
-          unit({{x[0], 1}, {plan.bos, -1}}, 0, op.target, 1);
-          break;
-        case GlueKind::kSignRound:  // 1 - rho(o) + bos * known (the point-0 value)
-          unit({{x[0], 2}}, -0.5, op.target, -1);
-          unit({{x[0], 2}}, -1.5, op.target, 1);
-          unit({{plan.bos, 1}}, 0, op.target, x[1]);
-          lw.b2(op.target) += 1;
-          break;
-      }
-    }
+    for (std::size_t h = 0; h < pl.heads.size(); ++h) write_head(plan, pl.heads[h], t.layers[l].heads[h]);
+    write_glue(plan, pl, t.layers[l]);
   }
   return t;
 }

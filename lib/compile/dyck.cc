@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <set>
+#include <string>
+#include <vector>
 
 #include "util/error.h"
 #include "util/symbols.h"
@@ -47,29 +49,15 @@ model::HeadConfig head(int d_head, int d_value, model::Mask mask, std::string la
   return h;
 }
 
-}  // namespace
-
-model::Transformer build_dyck(const std::string& pairs) {
-  std::set<char> distinct(pairs.begin(), pairs.end());
-  if (pairs.empty() || pairs.size() % 2 || distinct.size() != pairs.size()) {
-    throw InputError(fmt::format("Dyck construction: '{}' is not a list of distinct open/close bracket pairs",
-                                 sym::encode(pairs)));
-  }
-  const int k = static_cast<int>(pairs.size() / 2);
-  const Layout c(k);
-  using model::Mask;
-  using K = model::PositionFeature::Kind;
-
-  model::ModelConfig cfg;
-  cfg.alphabet = pairs;
-  cfg.d_model = c.width;
-  cfg.residual_labels.assign(c.width, "");
-  auto label = [&](int at, std::string s) { cfg.residual_labels[at] = std::move(s); };
+// The residual coordinates' labels (the model file shows them).
+std::vector<std::string> residual_labels(const std::string& pairs, const Layout& c) {
+  std::vector<std::string> labels(c.width, "");
+  auto label = [&](int at, std::string s) { labels[at] = std::move(s); };
   label(c.one, "one");
   label(c.bos, "BOS");
   label(c.open, "open");
   label(c.close, "close");
-  for (int t = 0; t < k; ++t) {
+  for (int t = 0; t < c.k; ++t) {
     label(c.open_type + t, fmt::format("open {}", sym::encode(pairs[2 * t])));
     label(c.close_type + t, fmt::format("close {}", sym::encode(pairs[2 * t + 1])));
     label(c.match + t, fmt::format("match is {}", sym::encode(pairs[2 * t])));
@@ -86,6 +74,19 @@ model::Transformer build_dyck(const std::string& pairs) {
   label(c.bad_close, "closer without a matching opener");
   label(c.no_bad, "no bad position so far");
   label(c.y, "accept");
+  return labels;
+}
+
+// Four layers: depth by uniform counting, depth retrieval and sign,
+// matching, accept.
+model::ModelConfig dyck_config(const std::string& pairs, const Layout& c) {
+  using model::Mask;
+  using K = model::PositionFeature::Kind;
+  const int k = c.k;
+  model::ModelConfig cfg;
+  cfg.alphabet = pairs;
+  cfg.d_model = c.width;
+  cfg.residual_labels = residual_labels(pairs, c);
   cfg.position_features = {{K::kOne, 0}, {K::kIndex, 0}, {K::kIndexSquared, 0}, {K::kInverse, 0}, {K::kFraction, 0}};
   // The theorem's beta(n) for this model grows like (n+1) ln(n+1) (measured by
   // softhat simulate: docs/dyck-and-khop.md); this schedule lies above it on
@@ -105,10 +106,14 @@ model::Transformer build_dyck(const std::string& pairs) {
   cfg.notes["description"] =
       "average-hard Dyck-k acceptor after Yao et al. 2021: uniform depth counting, depth retrieval, "
       "nearest opener of equal depth (rightmost by position), type check (docs/dyck-and-khop.md)";
+  return cfg;
+}
 
-  model::Transformer t = model::Transformer::zeros(cfg);
+// Token rows: BOS, or open/close and the bracket's type; each position
+// feature into its own coordinate.
+void embed_brackets(const Layout& c, model::Transformer& t) {
   t.embed(0, c.bos) = 1;
-  for (int p = 0; p < 2 * k; ++p) {
+  for (int p = 0; p < 2 * c.k; ++p) {
     const int tok = p + 1, type = p / 2;
     if (p % 2 == 0) {
       t.embed(tok, c.open) = 1;
@@ -120,85 +125,102 @@ model::Transformer build_dyck(const std::string& pairs) {
   }
   const int features[] = {c.one, c.j, c.j2, c.inv, c.frac};
   for (int f = 0; f < 5; ++f) t.pos_proj(features[f], f) = 1;
+}
 
-  // Layer 0: A_i = (#open - #close in 0..i)/(i+1), uniform (W_Q = W_K = 0).
-  {
-    model::HeadWeights& h = t.layers[0].heads[0];
-    h.v(0, c.open) = 1;
-    h.v(0, c.close) = -1;
-    h.o(c.avg, 0) = 1;
+// Layer 0: A_i = (#open - #close in 0..i)/(i+1), uniform (W_Q = W_K = 0).
+void write_depth_average(const Layout& c, model::LayerWeights& layer) {
+  model::HeadWeights& h = layer.heads[0];
+  h.v(0, c.open) = 1;
+  h.v(0, c.close) = -1;
+  h.o(c.avg, 0) = 1;
+}
+
+// Layer 1: depth retrieval and the depth sign.
+void write_depth_and_sign(const Layout& c, model::LayerWeights& f) {
+  model::HeadWeights& r = f.heads[0];
+  r.q(0, c.avg) = 2;
+  r.q(1, c.inv) = -1;
+  r.k(0, c.j) = 1;
+  r.k(1, c.j2) = 1;
+  r.v(0, c.j) = 1;
+  r.v(1, c.j2) = 1;
+  r.o(c.depth, 0) = 1;
+  r.o(c.depth2, 1) = 1;
+  model::HeadWeights& s = f.heads[1];
+  s.q(0, c.avg) = 1;
+  s.q(0, c.inv) = 0.5;
+  s.k(0, c.one) = 1;
+  s.k(0, c.bos) = -1;
+  s.v(0, c.bos) = 1;
+  s.o(c.neg_raw, 0) = 1;
+  // neg = rho(neg_raw - BOS), rho(a) = ReLU(2a - 1/2) - ReLU(2a - 3/2).
+  for (int u = 0; u < 2; ++u) {
+    f.fc1(u, c.neg_raw) = 2;
+    f.fc1(u, c.bos) = -2;
   }
-  // Layer 1: depth retrieval and the depth sign.
-  {
-    model::HeadWeights& r = t.layers[1].heads[0];
-    r.q(0, c.avg) = 2;
-    r.q(1, c.inv) = -1;
-    r.k(0, c.j) = 1;
-    r.k(1, c.j2) = 1;
-    r.v(0, c.j) = 1;
-    r.v(1, c.j2) = 1;
-    r.o(c.depth, 0) = 1;
-    r.o(c.depth2, 1) = 1;
-    model::HeadWeights& s = t.layers[1].heads[1];
-    s.q(0, c.avg) = 1;
-    s.q(0, c.inv) = 0.5;
-    s.k(0, c.one) = 1;
-    s.k(0, c.bos) = -1;
-    s.v(0, c.bos) = 1;
-    s.o(c.neg_raw, 0) = 1;
-    // neg = rho(neg_raw - BOS), rho(a) = ReLU(2a - 1/2) - ReLU(2a - 3/2).
-    model::LayerWeights& f = t.layers[1];
-    for (int u = 0; u < 2; ++u) {
-      f.fc1(u, c.neg_raw) = 2;
-      f.fc1(u, c.bos) = -2;
-    }
-    f.b1(0) = -0.5;
-    f.b1(1) = -1.5;
-    f.fc2(c.neg, 0) = 1;
-    f.fc2(c.neg, 1) = -1;
+  f.b1(0) = -0.5;
+  f.b1(1) = -1.5;
+  f.fc2(c.neg, 0) = 1;
+  f.fc2(c.neg, 1) = -1;
+}
+
+// Layer 2: the nearest earlier opener whose depth equals the depth before i.
+void write_matching(const Layout& c, model::LayerWeights& f) {
+  model::HeadWeights& m = f.heads[0];
+  m.q(0, c.depth) = 2;
+  m.q(0, c.one) = 2;
+  m.q(1, c.one) = -1;
+  m.q(2, c.one) = -2;
+  m.q(3, c.one) = 1;
+  m.k(0, c.depth) = 1;
+  m.k(1, c.depth2) = 1;
+  m.k(2, c.close) = 1;
+  m.k(3, c.frac) = 1;
+  for (int ty = 0; ty < c.k; ++ty) {
+    m.v(ty, c.open_type + ty) = 1;
+    m.o(c.match + ty, ty) = 1;
   }
-  // Layer 2: the nearest earlier opener whose depth equals the depth before i.
-  {
-    model::HeadWeights& m = t.layers[2].heads[0];
-    m.q(0, c.depth) = 2;
-    m.q(0, c.one) = 2;
-    m.q(1, c.one) = -1;
-    m.q(2, c.one) = -2;
-    m.q(3, c.one) = 1;
-    m.k(0, c.depth) = 1;
-    m.k(1, c.depth2) = 1;
-    m.k(2, c.close) = 1;
-    m.k(3, c.frac) = 1;
-    for (int ty = 0; ty < k; ++ty) {
-      m.v(ty, c.open_type + ty) = 1;
-      m.o(c.match + ty, ty) = 1;
-    }
-    // bad_close = ReLU([close]) - sum_t ReLU(closeType_t + match_t - 1).
-    model::LayerWeights& f = t.layers[2];
-    f.fc1(0, c.close) = 1;
-    f.fc2(c.bad_close, 0) = 1;
-    for (int ty = 0; ty < k; ++ty) {
-      f.fc1(1 + ty, c.close_type + ty) = 1;
-      f.fc1(1 + ty, c.match + ty) = 1;
-      f.b1(1 + ty) = -1;
-      f.fc2(c.bad_close, 1 + ty) = -1;
-    }
+  // bad_close = ReLU([close]) - sum_t ReLU(closeType_t + match_t - 1).
+  f.fc1(0, c.close) = 1;
+  f.fc2(c.bad_close, 0) = 1;
+  for (int ty = 0; ty < c.k; ++ty) {
+    f.fc1(1 + ty, c.close_type + ty) = 1;
+    f.fc1(1 + ty, c.match + ty) = 1;
+    f.b1(1 + ty) = -1;
+    f.fc2(c.bad_close, 1 + ty) = -1;
   }
-  // Layer 3: BOS (score 1/2) against any bad position (score >= 1).
-  {
-    model::HeadWeights& b = t.layers[3].heads[0];
-    b.q(0, c.one) = 1;
-    b.q(1, c.one) = 0.5;
-    b.k(0, c.neg) = 1;
-    b.k(0, c.bad_close) = 1;
-    b.k(1, c.bos) = 1;
-    b.v(0, c.bos) = 1;
-    b.o(c.no_bad, 0) = 1;
-    model::LayerWeights& f = t.layers[3];
-    f.fc1(0, c.no_bad) = 1;
-    f.fc1(0, c.depth) = -1;
-    f.fc2(c.y, 0) = 1;
+}
+
+// Layer 3: BOS (score 1/2) against any bad position (score >= 1).
+void write_accept(const Layout& c, model::LayerWeights& f) {
+  model::HeadWeights& b = f.heads[0];
+  b.q(0, c.one) = 1;
+  b.q(1, c.one) = 0.5;
+  b.k(0, c.neg) = 1;
+  b.k(0, c.bad_close) = 1;
+  b.k(1, c.bos) = 1;
+  b.v(0, c.bos) = 1;
+  b.o(c.no_bad, 0) = 1;
+  f.fc1(0, c.no_bad) = 1;
+  f.fc1(0, c.depth) = -1;
+  f.fc2(c.y, 0) = 1;
+}
+
+}  // namespace
+
+model::Transformer build_dyck(const std::string& pairs) {
+  std::set<char> distinct(pairs.begin(), pairs.end());
+  if (pairs.empty() || pairs.size() % 2 || distinct.size() != pairs.size()) {
+    throw InputError(fmt::format("Dyck construction: '{}' is not a list of distinct open/close bracket pairs",
+                                 sym::encode(pairs)));
   }
+  const Layout c(static_cast<int>(pairs.size() / 2));
+  model::Transformer t = model::Transformer::zeros(dyck_config(pairs, c));
+  embed_brackets(c, t);
+  write_depth_average(c, t.layers[0]);
+  write_depth_and_sign(c, t.layers[1]);
+  write_matching(c, t.layers[2]);
+  write_accept(c, t.layers[3]);
   return t;
 }
 

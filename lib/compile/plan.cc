@@ -80,6 +80,22 @@ const char* glue_name(GlueKind k) {
   return "?";
 }
 
+// A glue operation as the memo knows it: the same operation on the same
+// inputs (in order) is computed once.
+struct GlueKey {
+  GlueKind kind;
+  std::vector<int> inputs;
+  bool operator==(const GlueKey&) const = default;
+};
+
+struct GlueKeyHash {
+  std::size_t operator()(const GlueKey& k) const {
+    std::size_t h = std::hash<int>{}(static_cast<int>(k.kind));
+    for (int in : k.inputs) h ^= std::hash<int>{}(in) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);  // boost's hash_combine
+    return h;
+  }
+};
+
 // Builds the plan bottom-up. Each coordinate records when it is ready:
 // -1 for embeddings, L when written by layer L's FFN (a head's result is
 // rounded in its own layer's FFN, so it is ready at that layer too).
@@ -108,13 +124,13 @@ class Builder {
 
   // A Boolean glue operation in the first FFN after its inputs are ready.
   int glue(GlueKind kind, std::vector<int> inputs, const std::string& label) {
-    const std::string key = fmt::format("{}:{}", glue_name(kind), fmt::join(inputs, ","));
-    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    GlueKey key{kind, inputs};
+    if (auto it = glue_memo_.find(key); it != glue_memo_.end()) return it->second;
     int l = 0;
     for (int in : inputs) l = std::max(l, ready_[in] + 1);
     const int target = coord(label, l, bos_value_of(kind, inputs));
     layer(l).ffn.push_back(GlueOp{kind, target, std::move(inputs)});
-    memo_[key] = target;
+    glue_memo_.emplace(std::move(key), target);
     return target;
   }
 
@@ -251,7 +267,8 @@ class Builder {
   Plan& plan_;
   std::vector<int> ready_;
   std::vector<int> bos_value_;  // the 0/1 value at the BOS row when it is the same for every word, else -1
-  std::unordered_map<std::string, int> memo_;
+  std::unordered_map<std::string, int> memo_;  // heads: since/until, count, sign
+  std::unordered_map<GlueKey, int, GlueKeyHash> glue_memo_;
 };
 
 // How a subformula is written in labels: in full, or, for a formula DAG with
@@ -265,18 +282,17 @@ std::string text_of(logic::Formula f, const logic::Names* names) {
 
 }  // namespace
 
-Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, double c, const logic::Names* names) {
-  auto sub_label = [names](logic::Formula f) { return "sub:" + text_of(f, names); };
-  Plan plan;
-  plan.alphabet = alphabet;
-  plan.formula = names ? logic::to_string(root, *names) : logic::to_string(root);
-  plan.pe = pe;
-  plan.c = c;
-  Builder b(plan);
+namespace {
+
+using logic::Op;
+
+// The input coordinates: one, BOS, a one-hot per symbol, the position
+// features of the PE mode, and "j mod m" one-hots for each m the formula uses.
+void add_input_coords(Plan& plan, Builder& b, logic::Formula root) {
   plan.one = b.coord("one", -1, 1);
   plan.bos = b.coord("bos", -1, 1);
-  for (char s : alphabet) plan.tokens[s] = b.coord("tok:" + sym::encode(s), -1, 0);  // labels are UTF-8
-  if (pe == PeMode::kBounded) {
+  for (char s : plan.alphabet) plan.tokens[s] = b.coord("tok:" + sym::encode(s), -1, 0);  // labels are UTF-8
+  if (plan.pe == PeMode::kBounded) {
     plan.pos_fraction = b.coord("pos:j/(n+1)", -1, 0);
   } else {
     plan.pos_index = b.coord("pos:j", -1, 0);
@@ -296,10 +312,21 @@ Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, d
     }
     plan.mod_features.emplace_back(m, first);
   }
+}
 
-  using logic::Op;
-  std::function<int(logic::Formula)> build = [&](logic::Formula f) -> int {
-    if (auto it = b.done.find(f); it != b.done.end()) return it->second;
+// Plans every subformula once (b.done), children first: Boolean operators as
+// glue, temporal operators as since/until heads, comparisons of counts as
+// count and sign heads.
+class FormulaPlanner {
+ public:
+  FormulaPlanner(Plan& plan, Builder& b, const logic::Names* names) : plan_(plan), b_(b), names_(names) {}
+
+  // The coordinate holding f.
+  int build(logic::Formula f) {
+    if (auto it = b_.done.find(f); it != b_.done.end()) return it->second;
+    Plan& plan = plan_;
+    Builder& b = b_;
+    const logic::Names* names = names_;
     const logic::Node& n = *f;
     const std::string label = text_of(f, names);
     auto kid = [&](int k) { return build(n.kids[k]); };
@@ -354,47 +381,70 @@ Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, d
         out = b.glue(GlueKind::kNot, {x}, "sub:last");
         break;
       }
-      case Op::kCompare: {
-        // D = rhs - lhs as count fractions: sum c_k #phi_k / (i+1), constants via 1/(i+1).
-        plan.counting = true;
-        LinearForm d;
-        auto add_term = [&](const logic::Term& t, double sign) {
-          for (const auto& [coef, g] : t.counts) {
-            d.terms.emplace_back(b.count(build(g), text_of(g, names)), sign * static_cast<double>(coef));
-          }
-          if (t.constant != 0) d.terms.emplace_back(b.frac_one(), sign * static_cast<double>(t.constant));
-        };
-        add_term(n.rhs, 1.0);
-        add_term(n.lhs, -1.0);
-        const std::int64_t d0 = n.rhs.constant - n.lhs.constant;  // D at point 0 (every count is 0)
-        auto test = [&](double sign, double half, bool known, const std::string& what) {
-          LinearForm e;
-          for (const auto& [coord, weight] : d.terms) e.terms.emplace_back(coord, sign * weight);
-          e.terms.emplace_back(b.frac_one(), half);
-          return b.positive(e, known, what);
-        };
-        using logic::Cmp;
-        switch (n.cmp) {
-          case Cmp::kLt: out = test(1, -0.5, d0 >= 1, label); break;
-          case Cmp::kLe: out = test(1, 0.5, d0 >= 0, label); break;
-          case Cmp::kGt: out = test(-1, -0.5, d0 <= -1, label); break;
-          case Cmp::kGe: out = test(-1, 0.5, d0 <= 0, label); break;
-          case Cmp::kEq:
-          case Cmp::kNe: {
-            const int le = test(1, 0.5, d0 >= 0, label + " (D >= 0)");
-            const int ge = test(-1, 0.5, d0 <= 0, label + " (D <= 0)");
-            const int eq = b.glue(GlueKind::kAnd, {le, ge}, "sub:" + label + (n.cmp == Cmp::kEq ? "" : " (=)"));
-            out = n.cmp == Cmp::kEq ? eq : b.glue(GlueKind::kNot, {eq}, "sub:" + label);
-            break;
-          }
-        }
-        break;
-      }
+      case Op::kCompare: out = compare(n, label); break;
     }
     b.done[f] = out;
     return out;
-  };
-  plan.output = build(root);
+  }
+
+ private:
+  std::string sub_label(logic::Formula f) const { return "sub:" + text_of(f, names_); }
+
+  // lhs < rhs (and <=, >, >=, =, !=) on counts: the sign of D = rhs - lhs.
+  int compare(const logic::Node& n, const std::string& label) {
+    Builder& b = b_;
+    const logic::Names* names = names_;
+    // D = rhs - lhs as count fractions: sum c_k #phi_k / (i+1), constants via 1/(i+1).
+    plan_.counting = true;
+    LinearForm d;
+    auto add_term = [&](const logic::Term& t, double sign) {
+      for (const auto& [coef, g] : t.counts) {
+        d.terms.emplace_back(b.count(build(g), text_of(g, names)), sign * static_cast<double>(coef));
+      }
+      if (t.constant != 0) d.terms.emplace_back(b.frac_one(), sign * static_cast<double>(t.constant));
+    };
+    add_term(n.rhs, 1.0);
+    add_term(n.lhs, -1.0);
+    const std::int64_t d0 = n.rhs.constant - n.lhs.constant;  // D at point 0 (every count is 0)
+    auto test = [&](double sign, double half, bool known, const std::string& what) {
+      LinearForm e;
+      for (const auto& [coord, weight] : d.terms) e.terms.emplace_back(coord, sign * weight);
+      e.terms.emplace_back(b.frac_one(), half);
+      return b.positive(e, known, what);
+    };
+    using logic::Cmp;
+    switch (n.cmp) {
+      case Cmp::kLt: return test(1, -0.5, d0 >= 1, label);
+      case Cmp::kLe: return test(1, 0.5, d0 >= 0, label);
+      case Cmp::kGt: return test(-1, -0.5, d0 <= -1, label);
+      case Cmp::kGe: return test(-1, 0.5, d0 <= 0, label);
+      case Cmp::kEq:
+      case Cmp::kNe: {
+        const int le = test(1, 0.5, d0 >= 0, label + " (D >= 0)");
+        const int ge = test(-1, 0.5, d0 <= 0, label + " (D <= 0)");
+        const int eq = b.glue(GlueKind::kAnd, {le, ge}, "sub:" + label + (n.cmp == Cmp::kEq ? "" : " (=)"));
+        return n.cmp == Cmp::kEq ? eq : b.glue(GlueKind::kNot, {eq}, "sub:" + label);
+      }
+    }
+    return -1;
+  }
+
+  Plan& plan_;
+  Builder& b_;
+  const logic::Names* names_;
+};
+
+}  // namespace
+
+Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, double c, const logic::Names* names) {
+  Plan plan;
+  plan.alphabet = alphabet;
+  plan.formula = names ? logic::to_string(root, *names) : logic::to_string(root);
+  plan.pe = pe;
+  plan.c = c;
+  Builder b(plan);
+  add_input_coords(plan, b, root);
+  plan.output = FormulaPlanner(plan, b, names).build(root);
   return plan;
 }
 

@@ -202,36 +202,47 @@ std::string model_to_safetensors(const model::Transformer& model) {
   return out;
 }
 
-model::Transformer model_from_safetensors(std::string_view bytes, const std::string& name) {
-  auto fail = [&](const std::string& what) -> void { throw InputError(fmt::format("{}: {}", name, what)); };
+namespace {
+
+// An error in the file `name`: the message names it.
+[[noreturn]] void fail(const std::string& name, const std::string& what) {
+  throw InputError(fmt::format("{}: {}", name, what));
+}
+
+// One tensor's header entry.
+struct Stored {
+  std::string dtype;
+  std::vector<std::int64_t> shape;
+  std::uint64_t begin, end;
+};
+
+// The 8-byte header length and the JSON header after it.
+json read_header(std::string_view bytes, const std::string& name, std::uint64_t& header_len) {
   if (bytes.size() < 8) {
-    fail(fmt::format("not a model file: {} bytes, too short for the 8-byte header length", bytes.size()));
+    fail(name, fmt::format("not a model file: {} bytes, too short for the 8-byte header length", bytes.size()));
   }
-  const auto* base = reinterpret_cast<const unsigned char*>(bytes.data());
-  const std::uint64_t header_len = get_le64(base);
-  if (header_len > kMaxHeader) fail(fmt::format("header length {} exceeds the limit of {}", header_len, kMaxHeader));
+  header_len = get_le64(reinterpret_cast<const unsigned char*>(bytes.data()));
+  if (header_len > kMaxHeader) {
+    fail(name, fmt::format("header length {} exceeds the limit of {}", header_len, kMaxHeader));
+  }
   if (header_len > bytes.size() - 8) {
-    fail(fmt::format("truncated: the header needs {} bytes but only {} follow", header_len, bytes.size() - 8));
+    fail(name, fmt::format("truncated: the header needs {} bytes but only {} follow", header_len, bytes.size() - 8));
   }
   const std::string_view header_text = bytes.substr(8, header_len);
-  if (header_text.empty() || header_text[0] != '{') fail("the header is not a JSON object");
+  if (header_text.empty() || header_text[0] != '{') fail(name, "the header is not a JSON object");
   json header;
   try {
     header = json::parse(header_text);
   } catch (const json::exception& e) {
-    fail(fmt::format("the header is not valid JSON: {}", e.what()));
+    fail(name, fmt::format("the header is not valid JSON: {}", e.what()));
   }
-  if (!header.is_object()) fail("the header is not a JSON object");
-  const std::uint64_t buffer_len = bytes.size() - 8 - header_len;
-  const unsigned char* buffer = base + 8 + header_len;
+  if (!header.is_object()) fail(name, "the header is not a JSON object");
+  return header;
+}
 
-  struct Stored {
-    std::string dtype;
-    std::vector<std::int64_t> shape;
-    std::uint64_t begin, end;
-  };
+// The header's tensor entries by name; its __metadata__ goes to `metadata`.
+std::map<std::string, Stored> read_entries(const json& header, const std::string& name, json& metadata) {
   std::map<std::string, Stored> stored;
-  json metadata;
   for (const auto& [key, value] : header.items()) {
     if (key == "__metadata__") {
       metadata = value;
@@ -239,7 +250,9 @@ model::Transformer model_from_safetensors(std::string_view bytes, const std::str
     }
     try {
       const json& offsets = value.at("data_offsets");
-      if (!offsets.is_array() || offsets.size() != 2) fail(fmt::format("tensor '{}': data_offsets must be [begin, end]", key));
+      if (!offsets.is_array() || offsets.size() != 2) {
+        fail(name, fmt::format("tensor '{}': data_offsets must be [begin, end]", key));
+      }
       const std::int64_t big = std::numeric_limits<std::int64_t>::max();
       Stored s{value.at("dtype").get<std::string>(), {},
                static_cast<std::uint64_t>(integer(offsets.at(0), 0, big, "tensor '" + key + "': data_offsets")),
@@ -247,30 +260,34 @@ model::Transformer model_from_safetensors(std::string_view bytes, const std::str
       for (const json& d : value.at("shape")) s.shape.push_back(integer(d, 0, big, "tensor '" + key + "': shape"));
       stored.emplace(key, std::move(s));
     } catch (const json::exception& e) {
-      fail(fmt::format("tensor '{}': malformed header entry ({})", key, e.what()));
+      fail(name, fmt::format("tensor '{}': malformed header entry ({})", key, e.what()));
     } catch (const InputError& e) {
       if (std::string_view(e.what()).starts_with(name + ":")) throw;  // already names the file
-      fail(e.what());
+      fail(name, e.what());
     }
   }
-  // Offsets must tile the buffer exactly, and sizes must match dtype x shape.
+  return stored;
+}
+
+// Offsets must tile the buffer exactly, and sizes must match dtype x shape.
+void check_layout(const std::map<std::string, Stored>& stored, std::uint64_t buffer_len, const std::string& name) {
   std::vector<std::pair<std::uint64_t, std::string>> order;
   for (const auto& [key, s] : stored) {
     std::uint64_t item = 0;
     if (s.dtype == "F64") item = 8;
     else if (s.dtype == "F32") item = 4;
-    else fail(fmt::format("tensor '{}': unsupported dtype '{}' (softhat reads F64 and F32)", key, s.dtype));
+    else fail(name, fmt::format("tensor '{}': unsupported dtype '{}' (softhat reads F64 and F32)", key, s.dtype));
     std::uint64_t count = 1;
     for (std::int64_t d : s.shape) {
-      if (d < 0) fail(fmt::format("tensor '{}': negative dimension in shape {}", key, shape_string(s.shape)));
+      if (d < 0) fail(name, fmt::format("tensor '{}': negative dimension in shape {}", key, shape_string(s.shape)));
       if (d != 0 && count > UINT64_MAX / 8 / static_cast<std::uint64_t>(d)) {
-        fail(fmt::format("tensor '{}': shape {} is too large", key, shape_string(s.shape)));
+        fail(name, fmt::format("tensor '{}': shape {} is too large", key, shape_string(s.shape)));
       }
       count *= static_cast<std::uint64_t>(d);
     }
     if (s.end < s.begin || s.end - s.begin != count * item) {
-      fail(fmt::format("tensor '{}': data_offsets [{}, {}] do not hold {} {} values of shape {}", key, s.begin,
-                       s.end, count, s.dtype, shape_string(s.shape)));
+      fail(name, fmt::format("tensor '{}': data_offsets [{}, {}] do not hold {} {} values of shape {}", key, s.begin,
+                             s.end, count, s.dtype, shape_string(s.shape)));
     }
     order.emplace_back(s.begin, key);
   }
@@ -278,43 +295,51 @@ model::Transformer model_from_safetensors(std::string_view bytes, const std::str
   std::uint64_t expected = 0;
   for (const auto& [begin, key] : order) {
     if (begin != expected) {
-      fail(fmt::format("tensor '{}' starts at byte {} of the data, expected {} (gap or overlap)", key, begin,
-                       expected));
+      fail(name, fmt::format("tensor '{}' starts at byte {} of the data, expected {} (gap or overlap)", key, begin,
+                             expected));
     }
     expected = stored.at(key).end;
   }
   if (expected != buffer_len) {
-    fail(fmt::format("the tensors cover {} bytes of data but the file holds {} (truncated or padded)", expected,
-                     buffer_len));
+    fail(name, fmt::format("the tensors cover {} bytes of data but the file holds {} (truncated or padded)", expected,
+                           buffer_len));
   }
-  // The configuration.
+}
+
+// The configuration in __metadata__, refused if its weights could not fit in
+// the buffer (checked before they are allocated).
+model::ModelConfig read_config(json& metadata, std::uint64_t buffer_len, const std::string& name) {
   if (!metadata.is_object() || !metadata.contains("softhat.config") || !metadata["softhat.config"].is_string()) {
-    fail("no softhat configuration in __metadata__ (not a softhat model file?)");
+    fail(name, "no softhat configuration in __metadata__ (not a softhat model file?)");
   }
   model::ModelConfig config;
   try {
     config = config_from_json(json::parse(metadata["softhat.config"].get<std::string>()));
   } catch (const json::exception& e) {
-    fail(fmt::format("the configuration is not valid JSON: {}", e.what()));
+    fail(name, fmt::format("the configuration is not valid JSON: {}", e.what()));
   } catch (const InputError& e) {
-    fail(e.what());
+    fail(name, e.what());
   }
-  // A configuration must describe the tensors the file holds: refuse one whose
-  // weights could not fit in it before allocating them.
   const std::uint64_t parameters = model::Transformer::parameter_count(config);
   if (parameters > buffer_len / 4) {
-    fail(fmt::format("the configuration describes {} weights, more than the {} bytes of data can hold", parameters,
-                     buffer_len));
+    fail(name, fmt::format("the configuration describes {} weights, more than the {} bytes of data can hold",
+                           parameters, buffer_len));
   }
-  model::Transformer model = model::Transformer::zeros(config);
+  return config;
+}
+
+// Every tensor the configuration names, from its stored bytes (F64, or F32
+// widened); a missing, misshapen, non-finite or unexpected tensor is an error.
+void read_tensors(model::Transformer& model, const std::map<std::string, Stored>& stored,
+                  const unsigned char* buffer, const std::string& name) {
   std::size_t used = 0;
   model::for_each_tensor(model, [&](const model::TensorView<double>& t) {
     auto it = stored.find(t.name);
-    if (it == stored.end()) fail(fmt::format("missing tensor '{}'", t.name));
+    if (it == stored.end()) fail(name, fmt::format("missing tensor '{}'", t.name));
     const Stored& s = it->second;
     if (s.shape != t.shape) {
-      fail(fmt::format("tensor '{}' has shape {}, the configuration says {}", t.name, shape_string(s.shape),
-                       shape_string(t.shape)));
+      fail(name, fmt::format("tensor '{}' has shape {}, the configuration says {}", t.name, shape_string(s.shape),
+                             shape_string(t.shape)));
     }
     const unsigned char* p = buffer + s.begin;
     for (std::int64_t k = 0; k < t.size(); ++k) {
@@ -330,7 +355,7 @@ model::Transformer model_from_safetensors(std::string_view bytes, const std::str
         v = f;
       }
       if (!std::isfinite(v)) {
-        fail(fmt::format("tensor '{}' holds {} at element {}", t.name, std::isnan(v) ? "NaN" : "an infinity", k));
+        fail(name, fmt::format("tensor '{}' holds {} at element {}", t.name, std::isnan(v) ? "NaN" : "an infinity", k));
       }
       t.data[k] = v;
     }
@@ -341,9 +366,24 @@ model::Transformer model_from_safetensors(std::string_view bytes, const std::str
       const std::string& key = entry.first;
       bool known = false;
       model::for_each_tensor(model, [&](const model::TensorView<double>& t) { known = known || t.name == key; });
-      if (!known) fail(fmt::format("unexpected tensor '{}'", key));
+      if (!known) fail(name, fmt::format("unexpected tensor '{}'", key));
     }
   }
+}
+
+}  // namespace
+
+model::Transformer model_from_safetensors(std::string_view bytes, const std::string& name) {
+  std::uint64_t header_len = 0;
+  const json header = read_header(bytes, name, header_len);
+  const std::uint64_t buffer_len = bytes.size() - 8 - header_len;
+  const unsigned char* buffer = reinterpret_cast<const unsigned char*>(bytes.data()) + 8 + header_len;
+  json metadata;
+  const std::map<std::string, Stored> stored = read_entries(header, name, metadata);
+  check_layout(stored, buffer_len, name);
+  const model::ModelConfig config = read_config(metadata, buffer_len, name);
+  model::Transformer model = model::Transformer::zeros(config);
+  read_tensors(model, stored, buffer, name);
   return model;
 }
 

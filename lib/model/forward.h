@@ -92,6 +92,10 @@ bool key_visible(Mask mask, std::int64_t i, std::int64_t j);
 // |best coordinate - threshold| (+inf for the empty word).
 std::string read_transduction(const TransducerReadout& readout, const Matrix& states, double* min_margin = nullptr);
 
+class Runner;
+
+// The prepared weights of one model. Immutable once built: any number of
+// threads may run words on one Engine, each through its own Runner.
 class Engine {
  public:
   // Prepares the weights in the requested precision (once, not per word).
@@ -99,17 +103,41 @@ class Engine {
   ~Engine();
   Engine(Engine&&) noexcept;
 
-  // Throws std::invalid_argument if the word has a symbol outside the alphabet
-  // or would need more than options.max_memory; std::runtime_error if an
-  // attention row has no finite score or the residual stream overflows.
+  // One word with buffers of its own, allocated for this call (the same
+  // result as Runner::run). Callers running many words hold a Runner.
   RunResult run(std::string_view word, const RunOptions& options = {}) const;
   const Transformer& model() const { return model_; }
 
   struct Impl;
 
  private:
+  friend class Runner;
   Transformer model_;
   std::unique_ptr<Impl> impl_;
+};
+
+// Runs words on an Engine, owning the buffers they reuse (residual streams,
+// per-head queries, keys and values, FFN activations): repeated words of one
+// length allocate nothing. One Runner per thread; the Engine must outlive it
+// and stay where it is. After a run that throws, the buffers are given back
+// (also when an allocation failed), and the Runner stays usable.
+class Runner {
+ public:
+  explicit Runner(const Engine& engine);
+  ~Runner();
+  Runner(Runner&&) noexcept;
+
+  // Throws std::invalid_argument if the word has a symbol outside the alphabet
+  // or would need more than options.max_memory; std::runtime_error if an
+  // attention row has no finite score or the residual stream overflows.
+  RunResult run(std::string_view word, const RunOptions& options = {});
+  const Engine& engine() const { return *engine_; }
+
+  struct Workspace;
+
+ private:
+  const Engine* engine_;
+  std::unique_ptr<Workspace> workspace_;
 };
 
 // The attention weights of one head on one word, as a picture shows them.

@@ -7,6 +7,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "model/attention.h"
+
 namespace softhat::model {
 
 bool PrefixRunner::applies(const Transformer& model) {
@@ -67,21 +69,20 @@ void PrefixRunner::compute_row(std::int64_t i, int token) {
       // Visible keys: BOS, then 1..i (future) or 1..i-1 (strict future).
       const std::int64_t last = cfg.layers[l].heads[h].mask == Mask::kFuture ? i : i - 1;
       const std::int64_t count = std::max<std::int64_t>(last, 0) + 1;
-      double best = -std::numeric_limits<double>::infinity();
+      ArgmaxTracker top;
       for (std::int64_t j = 0; j < count; ++j) {
         const double sj = q_.dot(k_[l][h].row(j));
         if (std::isnan(sj)) {
           throw std::runtime_error(fmt::format("layer {} head {}: attention row of position {} has a NaN score", l, h, i));
         }
         scores_[static_cast<std::size_t>(j)] = sj;
-        best = std::max(best, sj);
+        top.add(sj);
       }
-      double second = -std::numeric_limits<double>::infinity(), ties = 0, z = 0;
+      const double best = top.best;
+      double z = 0;
       acc_.setZero(hw.v.rows());
       for (std::int64_t j = 0; j < count; ++j) {
         const double sj = scores_[static_cast<std::size_t>(j)];
-        if (sj == best) ties += 1;
-        else second = std::max(second, sj);
         const double e = beta_ * (sj - best);
         const double w = e < -700.0 ? 0.0 : std::exp(e);
         z += w;
@@ -92,8 +93,8 @@ void PrefixRunner::compute_row(std::int64_t i, int token) {
       }
       acc_ /= z;
       delta_.noalias() += acc_ * hw.o.transpose();
-      mass = std::min(mass, ties / z);
-      if (std::isfinite(second)) gap = std::min(gap, best - second);
+      mass = std::min(mass, top.ties / z);
+      gap = std::min(gap, top.gap());
     }
     x += delta_;
     if (lw.fc1.rows() > 0) {

@@ -139,6 +139,7 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
   report.width = model.config.d_model;
   const model::ExactAhat ahat(model);
   const model::Engine engine(model);
+  model::Runner runner(engine);
   const std::vector<model::LayerNorms> norms = model::weight_norms(model);
   for (std::size_t n : options.lengths) {
     throw_if_interrupted();
@@ -198,7 +199,7 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
     for (std::size_t i = 0; i < set.words.size(); ++i) {
       const std::string& w = set.words[i];
       if (r.beta <= 0) break;  // no beta to run at
-      const model::RunResult soft = engine.run(w, ro);
+      const model::RunResult soft = runner.run(w, ro);
       const model::Matrix exact_states = keep ? runs[i].states : ahat.run(w).states;
       r.max_state_diff = std::max(r.max_state_diff, state_distance(soft.states, exact_states));
       const Verdict soft_verdict = verdict(soft.accepted, soft.states);
@@ -214,7 +215,7 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
         b.beta = model::BetaSchedule{.c = beta, .a = 0, .b = 0};
         b.keep_all_states = model.config.transducer.has_value();
         for (std::size_t i = 0; i < set.words.size(); ++i) {
-          const model::RunResult soft = engine.run(set.words[i], b);
+          const model::RunResult soft = runner.run(set.words[i], b);
           if (verdict(soft.accepted, soft.states) != ahat_verdicts[i]) return false;
         }
         return true;

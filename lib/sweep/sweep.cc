@@ -43,6 +43,7 @@ SweepReport sweep(const model::Transformer& model, const WordSource& source, con
                   const ProvenBeta& proven, const SweepOptions& options) {
   SweepReport report;
   const model::Engine engine(model);
+  model::Runner runner(engine);
   for (std::size_t n : options.lengths) {
     throw_if_interrupted();
     const std::vector<std::string> words = source(n);
@@ -52,7 +53,7 @@ SweepReport sweep(const model::Transformer& model, const WordSource& source, con
       model::RunOptions o;
       o.beta = model::BetaSchedule{.c = beta, .a = 0, .b = 0};
       for (std::size_t i = 0; i < words.size(); ++i) {
-        const model::RunResult r = engine.run(words[i], o);
+        const model::RunResult r = runner.run(words[i], o);
         const Verdict verdict = r.output ? Verdict::output(*r.output) : Verdict::accept(r.accepted);
         if (verdict != expected[i]) return false;
       }

@@ -154,13 +154,14 @@ Partial run_row(const words::WordSource& rw, bool prefix_sharing, const model::E
   parallel_blocks(lo, hi, threads, [&](int t, std::uint64_t a, std::uint64_t b) {
     Partial& part = parts[static_cast<std::size_t>(t)];
     std::optional<model::PrefixRunner> runner;
+    model::Runner full(engine);  // this thread's buffers, for words run whole
     for (std::uint64_t i = a; i < b && !interrupted(); ++i) {
       const std::string word = rw.at(i);
       if (prefix_sharing) {
         if (!runner || runner->length() != word.size()) runner.emplace(engine.model(), word.size(), options.beta);
         comparison.test(word, i, part, runner->run(word));
       } else {
-        comparison.test(word, i, part, engine.run(word, run));
+        comparison.test(word, i, part, full.run(word, run));
       }
     }
   });

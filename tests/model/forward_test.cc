@@ -249,3 +249,54 @@ TEST_CASE("forward: huge logits stay finite (beta * score up to 1e12)", "[model]
   CHECK(r.margins->min_target_mass == 1);
   CHECK(r.margins->min_scaled_gap == 1e12);
 }
+
+TEST_CASE("forward: a Runner reused across words, lengths, precisions and errors equals fresh runs", "[model]") {
+  std::mt19937_64 rng = derived_rng(17, "runner");
+  for (int m = 0; m < 12; ++m) {
+    const Transformer t = random_model(rng, {"abc", 3, 3, 8});
+    for (Precision p : {Precision::kDouble, Precision::kFloat}) {
+      const Engine engine(t, p);
+      Runner runner(engine);
+      for (int k = 0; k < 8; ++k) {
+        // Lengths repeat and change, and cross the size at which a long
+        // word's buffers are given back.
+        const std::size_t n = m < 2 && k == 3 ? 4200 : uniform_int(rng, 0, 40);
+        std::string w;
+        for (std::size_t i = 0; i < n; ++i) w += "abc"[uniform_int(rng, 0, 2)];
+        RunOptions o;
+        o.trace = true;
+        o.keep_all_states = true;
+        o.mode = k % 2 ? AttentionMode::kHard : AttentionMode::kSoftmax;
+        if (k == 5) {
+          // A failing word (a symbol outside the alphabet, found after the
+          // earlier words sized the buffers) leaves the runner usable.
+          CHECK_THROWS_AS(runner.run(w + "z", o), std::invalid_argument);
+        }
+        const RunResult a = runner.run(w, o), b = engine.run(w, o);
+        CHECK(a.y == b.y);
+        CHECK(a.accepted == b.accepted);
+        CHECK(a.states == b.states);
+        CHECK(a.margins.has_value() == b.margins.has_value());
+        if (a.margins) {
+          CHECK(a.margins->min_target_mass == b.margins->min_target_mass);
+          CHECK(a.margins->min_gap == b.margins->min_gap);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("forward: a Runner stays usable after a row error mid-layer", "[model]") {
+  // beta * score = inf in the second word: the run fails inside attention,
+  // after the embedding and the head projections were written.
+  Transformer t = probe(Mask::kFuture, HardKind::kRightmost, 1e300);
+  const Engine engine(t);
+  Runner runner(engine);
+  RunOptions o;
+  o.keep_all_states = true;
+  o.beta = BetaSchedule{1e300, 0, 0};
+  CHECK_THROWS_AS(runner.run("aab", o), std::runtime_error);
+  o.beta = BetaSchedule{1, 0, 0};
+  const RunResult a = runner.run("aab", o), b = engine.run("aab", o);
+  CHECK(a.states == b.states);
+}

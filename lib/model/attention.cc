@@ -1,0 +1,85 @@
+// Which attention path a head takes on a word, and the key blocks the
+// blocked paths share.
+#include "model/attention.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "model/buffers.h"
+
+namespace softhat::model {
+
+namespace {
+
+// Whether every (query, key) pair of a block is visible: then the block needs
+// no per-element masking.
+bool fully_visible(Mask mask, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1) {
+  if (j0 == 0 && j1 == 1) return true;
+  switch (mask) {
+    case Mask::kNone: return true;
+    case Mask::kStrictFuture: return j1 - 1 < i0;
+    case Mask::kFuture: return j1 - 1 <= i0;
+    case Mask::kStrictPast: return j0 > i1 - 1;
+    case Mask::kPast: return j0 >= i1 - 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+void bad_row(const HeadJob& job, std::int64_t i, const char* what) {
+  throw std::runtime_error(
+      fmt::format("layer {} head {}: attention row of position {} {}", job.layer, job.head_index, i, what));
+}
+
+KeyRange key_range(Mask mask, std::int64_t i0, std::int64_t i1, std::int64_t n_pos) {
+  switch (mask) {
+    case Mask::kNone: return {1, n_pos};
+    case Mask::kStrictFuture: return {1, std::max<std::int64_t>(1, i1 - 1)};
+    case Mask::kFuture: return {1, i1};
+    case Mask::kStrictPast: return {i0 + 1, n_pos};
+    case Mask::kPast: return {std::max<std::int64_t>(1, i0), n_pos};
+  }
+  return {1, n_pos};
+}
+
+void score_block(const HeadJob& job, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1, ArrD& S) {
+  const std::int64_t rows = i1 - i0, cols = j1 - j0;
+  S = (job.Q.middleRows(i0, rows) * job.K.middleRows(j0, cols).transpose()).array();
+  if (S.hasNaN()) bad_row(job, i0, "has a NaN score");
+  if (!fully_visible(job.head.mask, i0, i1, j0, j1)) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (std::int64_t c = 0; c < cols; ++c) {
+        if (!key_visible(job.head.mask, i0 + r, j0 + c)) S(r, c) = kNegInf;
+      }
+    }
+  }
+}
+
+void attend(const HeadJob& job, AttentionScratch& scratch, MatD& out) {
+  resize_buffer(out, job.Q.rows(), job.V.cols());
+  out.setZero();
+  if (job.linear_scan) {
+    // Linear-time paths, chosen from the weights' effect on this word alone:
+    // few distinct queries (per-class online softmax) or few distinct keys
+    // (per-class running sums), whichever has fewer classes.
+    const bool few_queries = row_classes(job.Q, kMaxQueryClasses, scratch.qcls, scratch.qreps);
+    const bool few_keys = row_classes(job.K, kMaxKeyClasses, scratch.kcls, scratch.kreps);
+    if (few_queries && (!few_keys || scratch.qreps.rows() <= scratch.kreps.rows())) {
+      attend_query_classes(job, scratch.qcls, scratch.qreps, out);
+      return;
+    }
+    if (few_keys) {
+      attend_key_classes(job, scratch.kcls, scratch.kreps, out);
+      return;
+    }
+  }
+  if (job.mode == AttentionMode::kHard) {
+    attend_hard_blocked(job, out);
+  } else {
+    attend_softmax_blocked(job, out);
+  }
+}
+
+}  // namespace softhat::model

@@ -1,0 +1,70 @@
+// A weight matrix applied to row-major activations (internal to lib/model):
+// the engine's dense GEMM or, for compiled models' mostly-zero weights, a
+// product over the nonzeros.
+#pragma once
+
+#include <Eigen/Core>
+
+#include <vector>
+
+#include "model/buffers.h"
+
+namespace softhat::model {
+
+// A weight matrix W (out x in) applied to row-major activations, X W^T.
+// Compiled weights are mostly zeros (a head reads one or two 0/1
+// coordinates) and their products have a few dozen rows: there a product
+// over the nonzeros (n * nnz multiply-adds) beats the dense GEMM, whose
+// packing dominates tiny products. Written by hand because Eigen's
+// dense x sparse product walks a row-major X column by column and zero-fills
+// its result first (measured ~2x slower than this loop at n = 64). Chosen from
+// the weights alone; dense models keep the GEMM.
+template <typename S>
+struct Linear {
+  using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  struct Entry {
+    Eigen::Index out, in;
+    S w;
+  };
+  Mat dense;
+  std::vector<Entry> entries;  // the nonzeros in row-major order of W (sparse only)
+  bool use_sparse = false;
+
+  Linear() = default;
+  explicit Linear(const Mat& w) : dense(w) {
+    for (Eigen::Index r = 0; r < w.rows(); ++r) {
+      for (Eigen::Index c = 0; c < w.cols(); ++c) {
+        if (w(r, c) != S(0)) entries.push_back({r, c, w(r, c)});
+      }
+    }
+    // A quarter dense or sparser: n * nnz multiply-adds against the GEMM's
+    // n * rows * cols plus packing.
+    use_sparse = w.size() > 0 && 4 * static_cast<Eigen::Index>(entries.size()) <= w.size();
+    if (!use_sparse) entries.clear();
+  }
+  Eigen::Index rows() const { return dense.rows(); }
+  // y = x W^T (y resized; its storage is reused when the size is unchanged).
+  template <typename In>
+  void apply(const In& x, Mat& y) const {
+    resize_buffer(y, x.rows(), dense.rows());
+    if (!use_sparse) {
+      y.noalias() = x * dense.transpose();
+      return;
+    }
+    y.setZero();
+    add(x, y);
+  }
+  // y += x W^T.
+  template <typename In>
+  void add(const In& x, Mat& y) const {
+    if (!use_sparse) {
+      y.noalias() += x * dense.transpose();
+      return;
+    }
+    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+      for (const Entry& e : entries) y(i, e.out) += e.w * x(i, e.in);
+    }
+  }
+};
+
+}  // namespace softhat::model

@@ -1,0 +1,50 @@
+// The memory one word takes in the engine, estimated before anything is
+// allocated, and the limit checked against it.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "model/buffers.h"
+#include "model/forward.h"
+
+namespace softhat::model {
+
+std::size_t word_memory_bytes(const Transformer& t, std::size_t n, const RunOptions& options) {
+  const ModelConfig& cfg = t.config;
+  // Per position: phi, the residual stream X and its layer delta, the widest
+  // FFN layer, one head's Q, K, V and output (double, plus float copies),
+  // the token id; plus what the options keep.
+  std::size_t ffn = 0, head = 0;
+  for (const LayerWeights& lw : t.layers) {
+    ffn = std::max<std::size_t>(ffn, static_cast<std::size_t>(lw.fc1.rows()));
+    for (const HeadWeights& hw : lw.heads) {
+      head = std::max<std::size_t>(head, static_cast<std::size_t>(2 * hw.q.rows() + 2 * hw.k.rows() + 4 * hw.v.rows()));
+    }
+  }
+  const std::size_t d = static_cast<std::size_t>(cfg.d_model);
+  std::size_t per_position = 8 * (static_cast<std::size_t>(cfg.position_width()) + 3 * d + ffn + head) + 4;
+  if (options.keep_all_states) per_position += 8 * d;
+  if (options.keep_layer_inputs) per_position += 8 * d * t.layers.size();
+  const std::size_t positions = n + 1;
+  if (positions > std::numeric_limits<std::size_t>::max() / per_position) return std::numeric_limits<std::size_t>::max();
+  return positions * per_position;
+}
+
+void check_memory_limit(const Transformer& t, std::size_t n, const RunOptions& options) {
+  if (options.max_memory == 0) return;
+  const std::size_t need = word_memory_bytes(t, n, options);
+  if (need <= options.max_memory) return;
+  auto bytes = [](std::size_t b) {
+    if (b >= (std::size_t{1} << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(b) / (1 << 30));
+    if (b >= (std::size_t{1} << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(b) / (1 << 20));
+    if (b >= (std::size_t{1} << 10)) return fmt::format("{:.1f} KiB", static_cast<double>(b) / (1 << 10));
+    return fmt::format("{} bytes", b);
+  };
+  throw std::invalid_argument(
+      fmt::format("a word of {} symbols needs about {} in the engine, over the limit of {} (raise --max-memory)", n,
+                  bytes(need), bytes(options.max_memory)));
+}
+
+}  // namespace softhat::model
