@@ -41,7 +41,7 @@ Evaluation::Evaluation(Formula root, std::string_view word) : order_(subformulas
       case Op::kOr: {
         const bool is_and = node.op == Op::kAnd;
         std::fill(v.begin(), v.end(), is_and);
-        for (Formula k : node.kids) {
+        for (const Formula& k : node.kids) {
           const Bits& a = val(k);
           for (std::size_t i = 0; i < n; ++i) v[i] = is_and ? (v[i] & a[i]) : (v[i] | a[i]);
         }
@@ -132,7 +132,7 @@ std::vector<std::uint8_t> truth_values(Formula f, std::string_view word) {
 
 bool holds_on_empty_word(Formula root) {
   std::unordered_map<Formula, bool> value;
-  for (Formula f : subformulas(root)) {
+  for (const Formula& f : subformulas(root)) {
     const Node& node = *f;
     bool v = false;
     switch (node.op) {
@@ -153,10 +153,10 @@ bool holds_on_empty_word(Formula root) {
       case Op::kNot: v = !value.at(node.kids[0]); break;
       case Op::kAnd:
         v = true;
-        for (Formula k : node.kids) v = v && value.at(k);
+        for (const Formula& k : node.kids) v = v && value.at(k);
         break;
       case Op::kOr:
-        for (Formula k : node.kids) v = v || value.at(k);
+        for (const Formula& k : node.kids) v = v || value.at(k);
         break;
       case Op::kImplies: v = !value.at(node.kids[0]) || value.at(node.kids[1]); break;
       case Op::kIff: v = value.at(node.kids[0]) == value.at(node.kids[1]); break;

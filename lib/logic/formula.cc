@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 namespace softhat::logic {
 namespace {
@@ -28,8 +29,38 @@ bool same_shallow(const Node& a, const Node& b) {
          a.kids == b.kids && a.lhs == b.lhs && a.rhs == b.rhs;
 }
 
-// Hash-consing table. Nodes live as long as the process (formulas are small
-// and shared; a deque keeps their addresses stable).
+}  // namespace
+
+// Hash-consing table. It holds no references: a node is in the table exactly
+// while some handle to it exists, and the table owns nothing else.
+//
+// Thread safety. A node's count changes in three places:
+//  - a copy of a handle increments it (Formula's copy constructor, no lock);
+//  - a lookup that finds the node increments it, under mu_;
+//  - dropping a handle decrements it: without the lock while the count stays
+//    at least 1 (~Formula's fast path, a compare-exchange that never goes
+//    below 1), and otherwise here, under mu_.
+// So the count goes from 1 to 0 only under mu_, and release_last erases the
+// node from the table in the same critical section. Hence a node found in the
+// table always has a count of at least 1, and a lookup can take a reference
+// to it safely; a lookup that revives the node before the releasing thread
+// gets mu_ makes that thread's decrement end at 1, not 0 (the re-check is
+// the decrement itself, done under the lock), and the node stays. Once the
+// count is 0 under mu_ no handle exists and none can be made (copies need a
+// handle, lookups need mu_, and the node is no longer in the table), so the
+// releasing thread owns the node and may free it after unlocking. Exactly one
+// thread sees the 0. The fast path decrements with release order and the
+// final decrement is acquire-release, so the freeing thread happens after
+// every other thread's last use of the node (all the decrements are
+// read-modify-writes of one release sequence).
+//
+// Freeing a node drops its operands' handles, which may free them in turn:
+// this is done with a work list rather than by recursive destructors, so a
+// deep formula cannot overflow the stack, and without holding mu_ (the
+// operands' releases take it again).
+//
+// The Interner itself is never destroyed: handles in static objects are
+// released during exit, after function-local statics may be gone.
 class Interner {
  public:
   Formula intern(Node node) {
@@ -37,31 +68,104 @@ class Interner {
     h = mix(h, static_cast<std::size_t>(node.m));
     h = mix(h, static_cast<std::size_t>(node.r));
     h = mix(h, static_cast<std::size_t>(node.cmp));
-    for (Formula k : node.kids) h = mix(h, k->id);
+    // Ids of live nodes are unique and the operands are alive (node holds
+    // them), so hashing ids is sound even though ids are reused.
+    for (const Formula& k : node.kids) h = mix(h, k->id);
     h = hash_term(hash_term(h, node.lhs), node.rhs);
     node.hash = h;
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     auto [lo, hi] = table_.equal_range(h);
     for (auto it = lo; it != hi; ++it) {
-      if (same_shallow(*it->second, node)) return Formula(it->second);
+      if (same_shallow(*it->second, node)) {
+        // Its count is at least 1 (see above): take a reference.
+        it->second->refs.count.fetch_add(1, std::memory_order_relaxed);
+        Formula found(it->second, Formula::Adopt{});
+        lock.unlock();
+        return found;  // `node` (a duplicate of the found one) is destroyed unlocked
+      }
     }
-    node.id = static_cast<std::uint32_t>(nodes_.size());
-    nodes_.push_back(std::move(node));
-    const Node* stored = &nodes_.back();
+    if (free_ids_.empty()) {
+      node.id = next_id_++;
+    } else {
+      node.id = free_ids_.back();
+      free_ids_.pop_back();
+    }
+    Node* stored = new Node(std::move(node));
+    stored->refs.count.store(1, std::memory_order_relaxed);  // the handle returned
     table_.emplace(h, stored);
-    return Formula(stored);
+    return Formula(stored, Formula::Adopt{});
+  }
+
+  // The slow path of ~Formula: the handle's count was 1 when last read.
+  void release_last(const Node* node) {
+    std::vector<const Node*> dead;
+    if (drop(node)) dead.push_back(node);
+    while (!dead.empty()) {
+      const Node* d = dead.back();
+      dead.pop_back();
+      // Take the operands' handles out, so that deleting the node does not
+      // release them recursively.
+      std::vector<Formula> operands = std::move(const_cast<Node*>(d)->kids);
+      for (Term* t : {&const_cast<Node*>(d)->lhs, &const_cast<Node*>(d)->rhs}) {
+        for (auto& p : t->counts) operands.push_back(std::move(p.second));
+      }
+      delete d;
+      for (Formula& k : operands) {
+        const Node* kn = k.detach();
+        if (drop_one(kn)) dead.push_back(kn);
+      }
+    }
+  }
+
+  std::size_t live() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return table_.size();
   }
 
  private:
+  // Drops one reference to `node`: the fast path of ~Formula, then drop().
+  // True if that was the last and the node is now the caller's to delete.
+  bool drop_one(const Node* node) {
+    std::uint32_t n = node->refs.count.load(std::memory_order_relaxed);
+    while (n > 1) {
+      if (node->refs.count.compare_exchange_weak(n, n - 1, std::memory_order_release,
+                                                 std::memory_order_relaxed)) {
+        return false;
+      }
+    }
+    return drop(node);
+  }
+
+  // Drops one reference under mu_; if none is left, removes the node from the
+  // table (and frees its id) and returns true.
+  bool drop(const Node* node) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (node->refs.count.fetch_sub(1, std::memory_order_acq_rel) != 1) return false;  // revived
+    auto [lo, hi] = table_.equal_range(node->hash);
+    for (auto it = lo; it != hi; ++it) {
+      if (it->second == node) {
+        table_.erase(it);
+        break;
+      }
+    }
+    free_ids_.push_back(node->id);
+    return true;
+  }
+
   std::mutex mu_;
-  std::deque<Node> nodes_;
   std::unordered_multimap<std::size_t, const Node*> table_;
+  std::uint32_t next_id_ = 0;
+  std::vector<std::uint32_t> free_ids_;
 };
+
+namespace {
 
 Interner& interner() {
   static Interner* instance = new Interner();  // never destroyed: handles outlive statics
   return *instance;
 }
+
+int three_way(std::int64_t a, std::int64_t b) { return a < b ? -1 : a > b ? 1 : 0; }
 
 std::uint8_t op_bits(Op op) {
   if (is_past(op) || op == Op::kFirst) return kPastBit;
@@ -77,7 +181,7 @@ Formula make(Op op, std::vector<Formula> kids) {
   n.kids = std::move(kids);
   n.bits = op_bits(op);
   n.depth = 1;
-  for (Formula k : n.kids) {
+  for (const Formula& k : n.kids) {
     n.bits |= k->bits;
     n.depth = std::max(n.depth, k->depth + 1);
   }
@@ -90,30 +194,81 @@ bool is_false(Formula f) { return f->op == Op::kFalse; }
 Formula make_nary(Op op, std::vector<Formula> operands) {
   const bool is_and = op == Op::kAnd;
   std::vector<Formula> flat;
-  std::unordered_set<Formula> seen;
-  auto add = [&](Formula f) {
-    if (seen.insert(f).second) flat.push_back(f);
-  };
-  for (Formula f : operands) {
+  for (Formula& f : operands) {
     if (!f.valid()) throw std::invalid_argument("invalid operand");
     if (f->op == op) {
-      for (Formula k : f->kids) add(k);
+      flat.insert(flat.end(), f->kids.begin(), f->kids.end());
     } else {
-      add(f);
+      flat.push_back(std::move(f));
     }
   }
-  std::vector<Formula> kept;
-  for (Formula f : flat) {
+  for (const Formula& f : flat) {
     if (is_and ? is_false(f) : is_true(f)) return make_bool(!is_and);  // absorbing constant
-    if (is_and ? is_true(f) : is_false(f)) continue;                   // neutral constant
-    kept.push_back(f);
   }
-  if (kept.empty()) return make_bool(is_and);
-  if (kept.size() == 1) return kept.front();
-  return make(op, std::move(kept));
+  std::erase_if(flat, [&](const Formula& f) { return is_and ? is_true(f) : is_false(f); });  // neutral
+  // Canonical order, so that a & b and b & a are one node; duplicates end up
+  // adjacent. The order is structural, not by id or address, so the operands
+  // (and so the printed formula) do not depend on what was built before.
+  std::sort(flat.begin(), flat.end(),
+            [](const Formula& a, const Formula& b) { return structural_compare(a, b) < 0; });
+  flat.erase(std::unique(flat.begin(), flat.end()), flat.end());
+  if (flat.empty()) return make_bool(is_and);
+  if (flat.size() == 1) return flat.front();
+  return make(op, std::move(flat));
 }
 
 }  // namespace
+
+namespace detail {
+void release_last(const Node* node) { interner().release_last(node); }
+}  // namespace detail
+
+std::size_t live_nodes() { return interner().live(); }
+
+int structural_compare(const Formula& fa, const Formula& fb) {
+  const Node* a = fa.get();
+  const Node* b = fb.get();
+  if (!a || !b) return a ? 1 : b ? -1 : 0;  // an invalid handle sorts first
+  // Two distinct nodes differ in a field or in an operand (hash-consing makes
+  // structurally equal formulas one node), so this walk always ends at a
+  // difference. It descends into the first differing operand only, so it is
+  // a loop, not a recursion, and deep formulas cannot overflow the stack.
+  while (a != b) {
+    if (a->op != b->op) return a->op < b->op ? -1 : 1;
+    if (a->letter != b->letter) {
+      // As unsigned bytes, so the order does not depend on char's signedness.
+      return static_cast<unsigned char>(a->letter) < static_cast<unsigned char>(b->letter) ? -1 : 1;
+    }
+    if (int c = three_way(a->m, b->m)) return c;
+    if (int c = three_way(a->r, b->r)) return c;
+    if (a->cmp != b->cmp) return a->cmp < b->cmp ? -1 : 1;
+    if (a->kids.size() != b->kids.size()) return a->kids.size() < b->kids.size() ? -1 : 1;
+    const Node* next_a = nullptr;
+    const Node* next_b = nullptr;
+    for (std::size_t i = 0; i < a->kids.size() && !next_a; ++i) {
+      if (a->kids[i] != b->kids[i]) {
+        next_a = a->kids[i].get();
+        next_b = b->kids[i].get();
+      }
+    }
+    for (auto [ta, tb] : {std::pair{&a->lhs, &b->lhs}, std::pair{&a->rhs, &b->rhs}}) {
+      if (next_a) break;
+      if (int c = three_way(ta->constant, tb->constant)) return c;
+      if (ta->counts.size() != tb->counts.size()) return ta->counts.size() < tb->counts.size() ? -1 : 1;
+      for (std::size_t i = 0; i < ta->counts.size() && !next_a; ++i) {
+        if (int c = three_way(ta->counts[i].first, tb->counts[i].first)) return c;
+        if (ta->counts[i].second != tb->counts[i].second) {
+          next_a = ta->counts[i].second.get();
+          next_b = tb->counts[i].second.get();
+        }
+      }
+    }
+    if (!next_a) break;  // unreachable for interned nodes (they would be one node)
+    a = next_a;
+    b = next_b;
+  }
+  return 0;
+}
 
 bool is_past(Op op) {
   return op == Op::kYesterday || op == Op::kOnce || op == Op::kHistorically || op == Op::kSince;
@@ -173,6 +328,7 @@ Formula iff(Formula a, Formula b) {
   if (is_false(a)) return not_(b);
   if (is_false(b)) return not_(a);
   if (a == b) return make_true();
+  if (structural_compare(b, a) < 0) std::swap(a, b);  // a <-> b and b <-> a are one node
   return make(Op::kIff, {a, b});
 }
 

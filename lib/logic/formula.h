@@ -1,12 +1,16 @@
 // The formula AST of softhat's formula language (docs/formula-language.md).
 //
-// A Formula is a handle to an immutable, hash-consed node: two formulas are
-// structurally equal iff their handles are equal, so a subformula shared by
-// several parents is one node (the compiler computes it once). Nodes are only
-// built by the factories below, which normalize trivial cases (constants are
-// folded, nested conjunctions/disjunctions flattened, duplicate operands
-// removed, double negation cancelled) and compute the fragment bits (past,
-// future, counting, mod) at construction, as Spot's formula factory does.
+// A Formula is a counted handle to an immutable, hash-consed node: two
+// formulas are structurally equal iff their handles are equal, so a
+// subformula shared by several parents is one node (the compiler computes it
+// once). Nodes are only built by the factories below, which normalize trivial
+// cases (constants are folded, nested conjunctions/disjunctions flattened,
+// duplicate operands removed, double negation cancelled, the operands of the
+// commutative &, | and <-> put in a canonical order) and compute the fragment
+// bits (past, future, counting, mod) at construction, as Spot's formula
+// factory does. As in Spot, a node lives while a handle to it does (its
+// parents hold handles to it): when the last handle goes, the node leaves the
+// intern table and is freed, so no process-wide state outlives its use.
 //
 // Conventions fixed here: temporal operators are strict; in `since(guard,
 // event)` and `until(guard, event)` the guard comes first and the event second
@@ -14,6 +18,8 @@
 // sum_k c_k * #phi_k + c_0, where #phi counts positions j <= i where phi holds.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -60,20 +66,45 @@ enum class Fragment { kBoolean, kPastLtl, kFutureLtl, kLtl, kLtlMod, kCounting }
 
 struct Node;
 
+namespace detail {
+void release_last(const Node* node);  // formula.cc: the slow path of ~Formula
+}  // namespace detail
+
 class Formula {
  public:
   Formula() = default;
-  explicit Formula(const Node* node) : node_(node) {}
+  Formula(const Formula& other) noexcept;
+  Formula(Formula&& other) noexcept : node_(std::exchange(other.node_, nullptr)) {}
+  Formula& operator=(const Formula& other) noexcept {
+    Formula(other).swap(*this);  // copy first: self-assignment keeps the node alive
+    return *this;
+  }
+  Formula& operator=(Formula&& other) noexcept {
+    Formula(std::move(other)).swap(*this);
+    return *this;
+  }
+  ~Formula();
+
+  void swap(Formula& other) noexcept { std::swap(node_, other.node_); }
 
   const Node& operator*() const { return *node_; }
   const Node* operator->() const { return node_; }
+  // The node, for reading or as an identity while this handle is alive; a
+  // pointer kept beyond the handle may dangle (and its address be reused).
   const Node* get() const { return node_; }
   bool valid() const { return node_ != nullptr; }
 
-  friend bool operator==(Formula a, Formula b) { return a.node_ == b.node_; }
-  friend bool operator!=(Formula a, Formula b) { return a.node_ != b.node_; }
+  friend bool operator==(const Formula& a, const Formula& b) { return a.node_ == b.node_; }
+  friend bool operator!=(const Formula& a, const Formula& b) { return a.node_ != b.node_; }
 
  private:
+  friend class Interner;
+  // Adopts one reference the caller already counted (the intern table).
+  struct Adopt {};
+  Formula(const Node* node, Adopt) : node_(node) {}
+  // Gives up the node without releasing its reference (iterative freeing).
+  const Node* detach() { return std::exchange(node_, nullptr); }
+
   const Node* node_ = nullptr;
 };
 
@@ -88,6 +119,20 @@ struct Term {
   }
 };
 
+namespace detail {
+// The reference count of a node. A copy of a Node (the factories build a
+// candidate node by value before interning it) is another, unreferenced
+// object, so copying does not copy the count.
+class RefCount {
+ public:
+  RefCount() = default;
+  RefCount(const RefCount&) noexcept {}
+  RefCount& operator=(const RefCount&) noexcept { return *this; }
+
+  mutable std::atomic<std::uint32_t> count{0};
+};
+}  // namespace detail
+
 struct Node {
   Op op = Op::kTrue;
   char letter = 0;            // kLetter
@@ -95,11 +140,36 @@ struct Node {
   Cmp cmp = Cmp::kEq;         // kCompare
   std::vector<Formula> kids;  // operands; for kSince/kUntil: {guard, event}
   Term lhs, rhs;              // kCompare
-  std::uint32_t id = 0;       // dense, unique per node, in creation order
+  // Unique among live nodes; the id of a freed node is given to a later one,
+  // so whatever keys on ids must hold a Formula alongside. Not an order: the
+  // canonical operand order is structural (formula.cc, structural_compare).
+  std::uint32_t id = 0;
   std::size_t hash = 0;
   std::uint32_t depth = 1;  // nesting depth (a leaf has depth 1)
   std::uint8_t bits = 0;    // FragmentBits
+  detail::RefCount refs;    // handles to this node (Formula and the nodes above it)
 };
+
+inline Formula::Formula(const Formula& other) noexcept : node_(other.node_) {
+  // Relaxed suffices, as for shared_ptr: `other` holds a reference, so the
+  // count cannot reach zero meanwhile, and nothing is published by the increment.
+  if (node_) node_->refs.count.fetch_add(1, std::memory_order_relaxed);
+}
+
+inline Formula::~Formula() {
+  if (!node_) return;
+  // Fast path: while other handles remain, drop ours without the table's
+  // mutex. The count never reaches zero here: the last reference is released
+  // under the mutex (formula.cc, Interner::release_last explains why).
+  std::uint32_t n = node_->refs.count.load(std::memory_order_relaxed);
+  while (n > 1) {
+    if (node_->refs.count.compare_exchange_weak(n, n - 1, std::memory_order_release,
+                                                std::memory_order_relaxed)) {
+      return;
+    }
+  }
+  detail::release_last(node_);
+}
 
 // Factories. All return canonical (interned) formulas; thread-safe.
 Formula make_true();
@@ -128,6 +198,16 @@ Formula compare(Term lhs, Cmp cmp, Term rhs);
 
 // Normalizes a term: merges equal counted formulas, drops zero coefficients.
 Term normalize(Term t);
+
+// The number of nodes alive in the intern table (for tests: a node is freed
+// when its last handle goes).
+std::size_t live_nodes();
+
+// The canonical order of operands of &, | and <->: negative, zero or positive
+// as `a` sorts before, equal to or after `b`. Structural (by operator, then
+// letter, mod, comparison and operands from the left), so it does not depend
+// on which formulas were built first; zero iff a == b.
+int structural_compare(const Formula& a, const Formula& b);
 
 // Every distinct subformula (counted formulas included), children before
 // parents; the root is last.
@@ -158,7 +238,7 @@ bool is_future(Op op);  // X F G U
 
 template <>
 struct std::hash<softhat::logic::Formula> {
-  std::size_t operator()(softhat::logic::Formula f) const noexcept {
+  std::size_t operator()(const softhat::logic::Formula& f) const noexcept {
     return std::hash<const void*>()(f.get());
   }
 };

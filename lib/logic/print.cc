@@ -176,7 +176,7 @@ void dump(Formula f, std::string& out) {
     default:
       out += '(';
       out += op_name(n.op);
-      for (Formula k : n.kids) {
+      for (const Formula& k : n.kids) {
         out += ' ';
         dump(k, out);
       }
