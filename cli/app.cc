@@ -58,7 +58,11 @@ compile::CompileOptions CompileArgs::options() const {
 
 std::optional<model::BetaSchedule> CompileArgs::beta_override() const {
   if (beta.empty()) return std::nullopt;
-  return compile::parse_beta(beta);
+  try {
+    return compile::parse_beta(beta);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("--beta {}", e.what()));
+  }
 }
 
 void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta) {
@@ -99,20 +103,6 @@ lang::Language select_one(const Context& ctx, const cli::Selection& selection, b
   }
   return std::move(langs[0]);
 }
-
-namespace {
-// The flag that raises a limit: library errors carry which limit was hit,
-// the CLI alone speaks of flags.
-std::string limit_advice(Limit limit) {
-  switch (limit) {
-    case Limit::kFixed: return "";
-    case Limit::kStates: return "; raise --max-states";
-    case Limit::kMemory: return " (raise --max-memory)";
-    case Limit::kLength: return "; raise --max-length";
-  }
-  return "";
-}
-}  // namespace
 
 int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   CLI::App app{"softhat: formal languages compiled into softmax transformers, checked word by word", "softhat"};

@@ -27,7 +27,7 @@ int stream_language(Context& ctx, const lang::Language& language, const CompileA
   options.beta = compile.beta_override();
   options.max_memory = ctx.max_memory;
   options.trace = format == io::WordFormat::kJsonl;
-  const auto summary = io::classify_stream(ctx.in, ctx.out, language.alphabet(), format, false, ctx.max_length,
+  const auto summary = io::classify_stream(ctx.in, ctx.out, stream_options(ctx, language.alphabet(), format),
                                            [&](std::string_view w) { return words.run(w, options); });
   return finish_stream(ctx, summary);
 }

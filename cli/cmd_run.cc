@@ -29,6 +29,22 @@ int finish_stream(Context& ctx, const io::StreamSummary& s) {
   return kExitInput;
 }
 
+std::string limit_advice(Limit limit) {
+  switch (limit) {
+    case Limit::kFixed: return "";
+    case Limit::kStates: return "; raise --max-states";
+    case Limit::kMemory: return "; raise --max-memory";
+    case Limit::kLength: return "; raise --max-length";
+  }
+  return "";
+}
+
+io::StreamOptions stream_options(const Context& ctx, std::string_view alphabet, io::WordFormat format,
+                                 bool emit_state) {
+  return {.alphabet = alphabet, .format = format, .emit_state = emit_state, .max_length = ctx.max_length,
+          .advice = limit_advice};
+}
+
 void setup_run(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("run", "classify words from stdin with a model file alone");
   auto args = std::make_shared<RunArgs>();
@@ -48,7 +64,7 @@ void setup_run(CLI::App& app, Runner& runner) {
       options.keep_state = args->emit_state;
       options.max_memory = ctx.max_memory;
       const auto summary =
-          io::classify_stream(ctx.in, ctx.out, engine.model().config.alphabet, format, args->emit_state, ctx.max_length,
+          io::classify_stream(ctx.in, ctx.out, stream_options(ctx, engine.model().config.alphabet, format, args->emit_state),
                               [&](std::string_view w) { return words.run(w, options); });
       return finish_stream(ctx, summary);
     };

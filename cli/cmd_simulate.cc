@@ -88,19 +88,19 @@ void setup_simulate(CLI::App& app, Runner& runner) {
         if (language) oracle_fn = verify::oracle_verdict(*language);
         const std::string alphabet = model.config.alphabet;
         const auto source = [&](std::size_t n) {
-          simulate::WordSet set =
+          words::WordSource set =
               simulate::model_words(alphabet, n, args->samples, args->exhaustive_limit, args->seed);
-          if (!set.exhaustive && language && !language->is_task()) {
+          if (!set.complete && language && !language->is_task()) {
             // Border positives and near-miss negatives, plus the adversarial families.
             // (Near misses by insertion or deletion have another length: gaps are per length, so they go.)
             std::vector<std::string> words;
             for (std::string& w : verify::balanced_words(*language, n, args->samples, args->seed)) {
               if (w.size() == n) words.push_back(std::move(w));
             }
-            for (std::string& w : set.words) {
+            for (std::string& w : set.all()) {
               if (std::find(words.begin(), words.end(), w) == words.end()) words.push_back(std::move(w));
             }
-            set.words = std::move(words);
+            set = words::WordSource::list(set.label, std::move(words));
           }
           return set;
         };

@@ -132,5 +132,11 @@ int default_threads();
 
 // Shared by the subcommands that stream words.
 int finish_stream(Context& ctx, const io::StreamSummary& summary);
+io::StreamOptions stream_options(const Context& ctx, std::string_view alphabet, io::WordFormat format,
+                                 bool emit_state = false);
+
+// The flag that raises a limit ("; raise --max-states"), or "" for a fixed
+// bound: library errors carry which limit was hit, the CLI alone names flags.
+std::string limit_advice(Limit limit);
 
 }  // namespace softhat::cli

@@ -217,7 +217,7 @@ model::BetaSchedule parse_beta(const std::string& expr) {
   model::BetaSchedule b{1, 0, 0};
   std::size_t i = 0;
   auto fail = [&](const std::string& what) -> void {
-    throw InputError(fmt::format("--beta '{}': {} at {} (forms: 2, 3*(n+1), 0.5*(n+1)^2*ln(n+1))", expr, what, i));
+    throw InputError(fmt::format("'{}': {} at {} (forms: 2, 3*(n+1), 0.5*(n+1)^2*ln(n+1))", expr, what, i));
   };
   auto skip = [&] {
     while (i < expr.size() && std::isspace(static_cast<unsigned char>(expr[i]))) ++i;

@@ -19,7 +19,7 @@ const char* pe_name(PeMode pe) { return pe == PeMode::kBounded ? "bounded" : "un
 PeMode parse_pe(const std::string& name) {
   if (name == "bounded") return PeMode::kBounded;
   if (name == "unbounded") return PeMode::kUnbounded;
-  throw InputError(fmt::format("unknown --pe '{}' (known: bounded, unbounded)", name));
+  throw InputError(fmt::format("unknown position-embedding mode '{}' (known: bounded, unbounded)", name));
 }
 
 std::string LinearForm::describe(const std::vector<std::string>& coords) const {

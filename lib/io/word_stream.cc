@@ -92,9 +92,10 @@ bool read_line(std::istream& in, std::string& line, std::size_t max_length, std:
   return any;
 }
 
-StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_view alphabet, WordFormat format,
-                              bool emit_state, std::size_t max_length,
+StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamOptions& options,
                               const std::function<model::RunResult(std::string_view)>& classify) {
+  const auto [alphabet, format, emit_state, max_length, advice_for] = options;
+  auto advice = [&](Limit limit) { return advice_for ? advice_for(limit) : std::string(); };
   StreamSummary summary;
   std::string line, codes;
   std::size_t length = 0;
@@ -103,7 +104,8 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_v
     ++summary.lines;
     std::optional<std::string> error;
     if (length > max_length) {
-      error = fmt::format("the word has {} symbols, more than --max-length {}", length, max_length);
+      error = fmt::format("the word has {} symbols, more than the limit of {}{}", length, max_length,
+                          advice(Limit::kLength));
       line = std::string(sym::utf8_prefix(line, 32)) + "...";
     } else {
       error = decode_word(line, alphabet, codes);
@@ -112,6 +114,8 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_v
     if (!error) {
       try {
         result = classify(codes);
+      } catch (const LimitError& e) {
+        error = e.what() + advice(e.limit());
       } catch (const std::invalid_argument& e) {
         error = e.what();
       } catch (const std::runtime_error& e) {

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "model/forward.h"
+#include "util/error.h"
 
 namespace softhat::io {
 
@@ -51,13 +52,24 @@ struct StreamSummary {
 // one). False at the end of the input with nothing read.
 bool read_line(std::istream& in, std::string& line, std::size_t max_length, std::size_t& length);
 
+// How classify_stream reads and writes. `advice` turns a per-line limit
+// (a line over max_length symbols: Limit::kLength; a word over the engine's
+// memory limit: Limit::kMemory) into the caller's advice appended to the
+// error record, e.g. "; raise --max-length" (library code never names flags).
+struct StreamOptions {
+  std::string_view alphabet;
+  WordFormat format = WordFormat::kTsv;
+  bool emit_state = false;
+  std::size_t max_length = 0;
+  std::function<std::string(Limit)> advice;
+};
+
 // Classifies every line of `in` with `classify` (which receives the word's
-// symbol codes) and writes one record per line to `out`. Per-line errors (bad symbols, a line longer than
-// max_length symbols, or classify throwing std::invalid_argument or
-// std::runtime_error) become error records; a too-long line is echoed as its
-// first 32 bytes and "...".
-StreamSummary classify_stream(std::istream& in, std::ostream& out, std::string_view alphabet, WordFormat format,
-                              bool emit_state, std::size_t max_length,
+// symbol codes) and writes one record per line to `out`. Per-line errors (bad
+// symbols, a line longer than max_length symbols, or classify throwing
+// std::invalid_argument or std::runtime_error) become error records; a
+// too-long line is echoed as its first 32 bytes and "...".
+StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamOptions& options,
                               const std::function<model::RunResult(std::string_view)>& classify);
 
 }  // namespace softhat::io

@@ -226,12 +226,12 @@ void Catalog::add_toml(std::string_view text, const std::string& path, const Fil
 void Catalog::add_directory(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError(fmt::format("--catalog {}: not a readable directory", dir));
+  if (!fs::is_directory(dir, ec)) throw InputError(fmt::format("catalogue folder {}: not a readable directory", dir));
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (entry.path().extension() == ".toml") files.push_back(entry.path());
   }
-  if (ec) throw InputError(fmt::format("--catalog {}: {}", dir, ec.message()));
+  if (ec) throw InputError(fmt::format("catalogue folder {}: {}", dir, ec.message()));
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
     const std::optional<std::string> text = read_text_file(file.string());

@@ -77,7 +77,7 @@ Language build_language(LanguageSpec spec, std::size_t max_states) {
     spec.alphabet = lang.automaton->alphabet;
     if (spec.alphabet.empty()) {
       fail(fmt::format("language '{}': the automaton has no arcs, so no alphabet to read from it: give the "
-                       "alphabet (--alphabet, or alphabet = in a catalogue file)",
+                       "alphabet (on the command line, or alphabet = in a catalogue file)",
                        spec.name));
     }
   }

@@ -8,6 +8,7 @@
 
 #include "model/buffers.h"
 #include "model/forward.h"
+#include "util/error.h"
 
 namespace softhat::model {
 
@@ -42,9 +43,9 @@ void check_memory_limit(const Transformer& t, std::size_t n, const RunOptions& o
     if (b >= (std::size_t{1} << 10)) return fmt::format("{:.1f} KiB", static_cast<double>(b) / (1 << 10));
     return fmt::format("{} bytes", b);
   };
-  throw std::invalid_argument(
-      fmt::format("a word of {} symbols needs about {} in the engine, over the limit of {} (raise --max-memory)", n,
-                  bytes(need), bytes(options.max_memory)));
+  throw LimitError(fmt::format("a word of {} symbols needs about {} in the engine, over the limit of {}", n,
+                               bytes(need), bytes(options.max_memory)),
+                   Limit::kMemory);
 }
 
 }  // namespace softhat::model

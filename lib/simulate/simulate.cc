@@ -21,43 +21,24 @@ bool SimulateReport::ok() const {
   return true;
 }
 
-WordSet model_words(const std::string& alphabet, std::size_t n, std::size_t samples, std::uint64_t exhaustive_limit,
-                    std::uint64_t seed) {
-  WordSet set;
-  const std::size_t k = alphabet.size();
-  std::uint64_t total = 1;
-  bool small = true;
-  for (std::size_t i = 0; i < n && small; ++i) {
-    if (total > exhaustive_limit / std::max<std::size_t>(k, 1)) small = false;
-    total *= k;
-  }
-  if (small && total <= exhaustive_limit) {
-    set.exhaustive = true;
-    std::vector<std::size_t> digit(n, 0);
-    for (std::uint64_t w = 0; w < total; ++w) {
-      std::string s(n, alphabet[0]);
-      for (std::size_t i = 0; i < n; ++i) s[i] = alphabet[digit[i]];
-      set.words.push_back(std::move(s));
-      for (std::size_t i = n; i-- > 0;) {  // odometer, last position fastest: lexicographic order
-        if (++digit[i] < k) break;
-        digit[i] = 0;
-      }
-    }
-    return set;
-  }
+words::WordSource model_words(const std::string& alphabet, std::size_t n, std::size_t samples,
+                              std::uint64_t exhaustive_limit, std::uint64_t seed) {
+  words::WordSource every = words::WordSource::of_length(alphabet, n);
+  if (every.count <= exhaustive_limit) return every;
+  std::vector<std::string> list;
   std::set<std::string> seen;
   auto add = [&](std::string w) {
-    if (seen.insert(w).second) set.words.push_back(std::move(w));
+    if (seen.insert(w).second) list.push_back(std::move(w));
   };
   // Adversarial families: long runs, one different symbol far from the
   // other end or in the middle, periodic words.
   for (std::string& w : words::adversarial_words(alphabet, n)) add(std::move(w));
-  const std::size_t adversarial = set.words.size();
+  const std::size_t adversarial = list.size();
   std::mt19937_64 rng = derived_rng(seed, "simulate-words", n);
-  for (std::uint64_t i = 0; set.words.size() < adversarial + samples && i < 20 * samples + 20; ++i) {
+  for (std::uint64_t i = 0; list.size() < adversarial + samples && i < 20 * samples + 20; ++i) {
     add(words::random_word(rng, alphabet, n, i));
   }
-  return set;
+  return words::WordSource::list(fmt::format("{}", n), std::move(list));
 }
 
 std::optional<double> loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
@@ -131,7 +112,7 @@ std::optional<double> theorem_beta_on(const model::Transformer& model, const std
   return tb.beta;
 }
 
-SimulateReport simulate(const model::Transformer& model, const WordSource& source, const Oracle* oracle,
+SimulateReport simulate(const model::Transformer& model, const words::WordsAt& source, const Oracle* oracle,
                         const SimulateOptions& options) {
   SimulateReport report;
   report.layers = static_cast<int>(model.layers.size());
@@ -143,13 +124,14 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
   const std::vector<model::LayerNorms> norms = model::weight_norms(model);
   for (std::size_t n : options.lengths) {
     throw_if_interrupted();
-    const WordSet set = source(n);
+    const words::WordSource at_n = source(n);
+    const std::vector<std::string> tested = at_n.all();
     LengthReport r;
     r.n = n;
-    r.words = set.words.size();
-    r.exhaustive = set.exhaustive;
+    r.words = tested.size();
+    r.exhaustive = at_n.complete;
     model::GapProfile profile = empty_profile(model, n);
-    const bool keep = static_cast<double>(set.words.size()) * static_cast<double>(n + 1) * model.config.d_model <= 2e7;
+    const bool keep = static_cast<double>(tested.size()) * static_cast<double>(n + 1) * model.config.d_model <= 2e7;
     std::vector<model::ExactRun> runs;
     std::vector<Verdict> ahat_verdicts;
     auto verdict = [&](bool accepted, const model::Matrix& states) -> Verdict {
@@ -158,7 +140,7 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
     };
     if (oracle) r.ahat_oracle = r.softmax_oracle = 0;
     std::vector<Verdict> truth;
-    for (const std::string& w : set.words) {
+    for (const std::string& w : tested) {
       throw_if_interrupted();
       model::ExactRun run = ahat.run(w);
       if (r.heads.empty()) {
@@ -196,8 +178,8 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
     model::RunOptions ro;
     ro.beta = model::BetaSchedule{.c = r.beta, .a = 0, .b = 0};
     ro.keep_all_states = true;
-    for (std::size_t i = 0; i < set.words.size(); ++i) {
-      const std::string& w = set.words[i];
+    for (std::size_t i = 0; i < tested.size(); ++i) {
+      const std::string& w = tested[i];
       if (r.beta <= 0) break;  // no beta to run at
       const model::RunResult soft = runner.run(w, ro);
       const model::Matrix exact_states = keep ? runs[i].states : ahat.run(w).states;
@@ -214,8 +196,8 @@ SimulateReport simulate(const model::Transformer& model, const WordSource& sourc
         model::RunOptions b;
         b.beta = model::BetaSchedule{.c = beta, .a = 0, .b = 0};
         b.keep_all_states = model.config.transducer.has_value();
-        for (std::size_t i = 0; i < set.words.size(); ++i) {
-          const model::RunResult soft = runner.run(set.words[i], b);
+        for (std::size_t i = 0; i < tested.size(); ++i) {
+          const model::RunResult soft = runner.run(tested[i], b);
           if (verdict(soft.accepted, soft.states) != ahat_verdicts[i]) return false;
         }
         return true;

@@ -26,16 +26,10 @@
 #include "model/temperature_bound.h"
 #include "util/random.h"
 #include "util/verdict.h"
+#include "words/source.h"
 
 namespace softhat::simulate {
 
-struct WordSet {
-  std::vector<std::string> words;
-  bool exhaustive = false;  // every word of the length
-};
-
-// The words tested at length n.
-using WordSource = std::function<WordSet(std::size_t n)>;
 // An independent verdict (oracle), if any: accept/reject for acceptors, the
 // output for transducers (model config `transducer`).
 using Oracle = std::function<Verdict(const std::string&)>;
@@ -94,14 +88,14 @@ std::optional<double> theorem_beta_on(const model::Transformer& model, const std
 // The least-squares slope of log y against log x (nullopt with fewer than two points).
 std::optional<double> loglog_slope(const std::vector<double>& x, const std::vector<double>& y);
 
-SimulateReport simulate(const model::Transformer& model, const WordSource& words, const Oracle* oracle,
+SimulateReport simulate(const model::Transformer& model, const words::WordsAt& words, const Oracle* oracle,
                         const SimulateOptions& options);
 
 // Default word sets for a model without a language: every word when
 // |alphabet|^n <= exhaustive_limit, else `samples` seeded random words plus
 // adversarial families (constant runs, a single different symbol at either
 // end, periodic words).
-WordSet model_words(const std::string& alphabet, std::size_t n, std::size_t samples, std::uint64_t exhaustive_limit,
+words::WordSource model_words(const std::string& alphabet, std::size_t n, std::size_t samples, std::uint64_t exhaustive_limit,
                     std::uint64_t seed);
 
 std::string format_simulate_report(const SimulateReport& report);

@@ -39,14 +39,14 @@ std::string num(double v) { return fmt::format("{:.4g}", v); }
 
 }  // namespace
 
-SweepReport sweep(const model::Transformer& model, const WordSource& source, const Oracle& oracle,
+SweepReport sweep(const model::Transformer& model, const words::WordsAt& source, const Oracle& oracle,
                   const ProvenBeta& proven, const SweepOptions& options) {
   SweepReport report;
   const model::Engine engine(model);
   model::Runner runner(engine);
   for (std::size_t n : options.lengths) {
     throw_if_interrupted();
-    const std::vector<std::string> words = source(n);
+    const std::vector<std::string> words = source(n).all();
     std::vector<Verdict> expected;
     for (const std::string& w : words) expected.push_back(oracle(w));
     auto agrees = [&](double beta) {
@@ -134,7 +134,7 @@ SweepReport sweep_subject(const model::Transformer& model, const lang::Language*
     if (plan.adversarial) {
       for (std::string& w : words::adversarial_words(alphabet, n)) out.push_back(std::move(w));
     }
-    return out;
+    return words::WordSource::list(fmt::format("{}", n), std::move(out));
   };
   Oracle oracle;
   if (language) {

@@ -24,6 +24,7 @@
 #include "model/forward.h"
 #include "util/random.h"
 #include "util/verdict.h"
+#include "words/source.h"
 
 namespace softhat::sweep {
 
@@ -32,9 +33,8 @@ struct SweepOptions {
   double tolerance = 0.01;  // relative width of the final bisection bracket
 };
 
-// The tested words at length n, and the expected verdict of a word
-// (accept/reject, or a transducer's output).
-using WordSource = std::function<std::vector<std::string>(std::size_t n)>;
+// The expected verdict of a word (accept/reject, or a transducer's output);
+// the tested words at each length are a words::WordsAt.
 using Oracle = std::function<Verdict(const std::string&)>;
 // The proven beta at n for the given words and where it comes from
 // ("construction" or "theorem"); nullopt if none.
@@ -69,7 +69,7 @@ struct SweepReport {
   std::vector<Fit> fits;           // every form, best (smallest rms) first
 };
 
-SweepReport sweep(const model::Transformer& model, const WordSource& words, const Oracle& oracle,
+SweepReport sweep(const model::Transformer& model, const words::WordsAt& words, const Oracle& oracle,
                   const ProvenBeta& proven, const SweepOptions& options);
 
 // The word sets and bounds a sweep uses (softhat sweep's options).

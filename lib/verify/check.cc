@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "automata/dfa.h"
@@ -67,6 +68,19 @@ std::function<Verdict(const std::string&)> oracle_verdict(const lang::Language& 
   return [chosen](const std::string& w) { return Verdict::accept(chosen.accepts(w)); };
 }
 
+bool append_verdicts(const std::string& word, const std::vector<VerdictSource>& sources, std::vector<bool>& verdicts) {
+  for (const VerdictSource& s : sources) verdicts.push_back(s.accepts(word));
+  return std::all_of(verdicts.begin(), verdicts.end(), [&](bool v) { return v == verdicts.front(); });
+}
+
+bool comes_first(const std::string& word, int row, std::uint64_t index, const std::optional<Disagreement>& current,
+                 int current_row, std::uint64_t current_index) {
+  if (!current) return true;
+  if (word.size() != current->word.size()) return word.size() < current->word.size();
+  if (row != current_row) return row < current_row;
+  return index < current_index;
+}
+
 namespace {
 
 class Comparer {
@@ -75,19 +89,18 @@ class Comparer {
 
   void run(const std::string& word, CheckRow& row) {
     verdicts_.clear();
-    for (const VerdictSource& s : sources_) verdicts_.push_back(s.accepts(word));
+    const bool agree = append_verdicts(word, sources_, verdicts_);
+    const std::uint64_t index = report_.words++;  // words in one sequence: one row for the order
     ++row.words;
-    ++report_.words;
     row.positives += verdicts_[0];
-    bool agree = true;
-    for (bool v : verdicts_) agree = agree && v == verdicts_[0];
     if (agree) {
       ++row.agreed;
       return;
     }
     ++report_.disagreements;
-    if (!report_.shortest || word.size() < report_.shortest->word.size()) {
-      report_.shortest = Disagreement{word, verdicts_};
+    if (comes_first(word, 0, index, report_.shortest, 0, shortest_index_)) {
+      report_.shortest = Disagreement{word, verdicts_, {}};
+      shortest_index_ = index;
     }
   }
 
@@ -95,6 +108,7 @@ class Comparer {
   const std::vector<VerdictSource>& sources_;
   CheckReport& report_;
   std::vector<bool> verdicts_;
+  std::uint64_t shortest_index_ = 0;
 };
 
 }  // namespace
@@ -115,7 +129,7 @@ CheckReport check_language(const lang::Language& language, const CheckOptions& o
     return skipped;
   }
   if (sources.size() < 2) {
-    throw InputError(fmt::format("language '{}' has only a {}: nothing to compare it with (give --regex)",
+    throw InputError(fmt::format("language '{}' has only a {}: nothing to compare it with (give it a regex too)",
                                  language.name(), sources.at(0).name));
   }
   CheckReport report;

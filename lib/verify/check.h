@@ -44,6 +44,20 @@ struct Disagreement {
   std::vector<std::string> outputs;  // tasks: the transformer's output, then the oracle's
 };
 
+// The one comparison of several deciders on a word, shared by check (the
+// oracles alone) and verify (the transformer, then the oracles): appends
+// every source's verdict on `word` to `verdicts` (which may already hold the
+// deciders before them) and says whether all of them agree.
+bool append_verdicts(const std::string& word, const std::vector<VerdictSource>& sources, std::vector<bool>& verdicts);
+
+// The one order in which every report keeps its shortest disagreement:
+// a shorter word first, then the earlier row, then the earlier index in the
+// row. Threads, shards and merges all keep the disagreement that one pass
+// in order would have found first. True if (word, row, index) comes before
+// `current` at (current_row, current_index).
+bool comes_first(const std::string& word, int row, std::uint64_t index, const std::optional<Disagreement>& current,
+                 int current_row, std::uint64_t current_index);
+
 struct CheckRow {
   std::string label;  // "0-10 (all)" or "1000"
   std::uint64_t words = 0;

@@ -44,8 +44,7 @@ struct Partial {
     row.min_scaled_gap = std::min(row.min_scaled_gap, o.row.min_scaled_gap);
     row.min_output_margin = std::min(row.min_output_margin, o.row.min_output_margin);
     disagreements += o.disagreements;
-    if (o.shortest && (!shortest || o.shortest->word.size() < shortest->word.size() ||
-                       (o.shortest->word.size() == shortest->word.size() && o.shortest_index < shortest_index))) {
+    if (o.shortest && comes_first(o.shortest->word, 0, o.shortest_index, shortest, 0, shortest_index)) {
       shortest = o.shortest;
       shortest_index = o.shortest_index;
     }
@@ -91,7 +90,7 @@ class Comparison {
       return;
     }
     ++p.disagreements;
-    if (!p.shortest || word.size() < p.shortest->word.size()) {  // indices arrive in increasing order
+    if (comes_first(word, 0, index, p.shortest, 0, p.shortest_index)) {
       p.shortest = std::move(d);
       p.shortest_index = index;
     }
@@ -110,11 +109,9 @@ class Comparison {
   std::optional<Disagreement> compare_verdicts(const std::string& word, VerifyRow& row,
                                                const model::RunResult& r) const {
     std::vector<bool> verdicts{r.accepted};
-    for (const VerdictSource& s : oracles_) verdicts.push_back(s.accepts(word));
+    const bool agree = append_verdicts(word, oracles_, verdicts);
     row.positives += r.accepted;
     row.min_output_margin = std::min(row.min_output_margin, r.output_margin);
-    bool agree = true;
-    for (bool v : verdicts) agree = agree && v == verdicts[0];
     if (!agree) return Disagreement{word, verdicts, {}};
     return std::nullopt;
   }
@@ -207,7 +204,8 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
     report.words += total.row.words;
     report.disagreements += total.disagreements;
     // Rows are in order: an earlier row's equally short disagreement stays.
-    if (total.shortest && (!report.shortest || total.shortest->word.size() < report.shortest->word.size())) {
+    if (total.shortest && comes_first(total.shortest->word, static_cast<int>(ri), total.shortest_index,
+                                      report.shortest, report.shortest_row, report.shortest_index)) {
       report.shortest = total.shortest;
       report.shortest_row = static_cast<int>(ri);
       report.shortest_index = total.shortest_index;
@@ -407,10 +405,7 @@ MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards) {
         const std::string word = sym::declare(d.at("word").get<std::string>());  // UTF-8 -> codes
         const int row = d.at("row").get<int>();
         const std::uint64_t index = d.at("index").get<std::uint64_t>();
-        const bool better = !r.shortest || word.size() < r.shortest->word.size() ||
-                            (word.size() == r.shortest->word.size() &&
-                             (row < r.shortest_row || (row == r.shortest_row && index < r.shortest_index)));
-        if (better) {
+        if (comes_first(word, row, index, r.shortest, r.shortest_row, r.shortest_index)) {
           Disagreement dis{word, {}, {}};
           if (r.task) {
             for (const auto& o : d.at("outputs")) dis.outputs.push_back(sym::declare(o.get<std::string>()));

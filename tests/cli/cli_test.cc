@@ -66,7 +66,7 @@ TEST_CASE("cli: usage errors exit 2, list and show work", "[cli]") {
   CHECK(run({"check"}).status == 2);
   CHECK(run({"check", "no-such-language"}).err == "softhat: unknown language 'no-such-language': see `softhat list`\n");
   CHECK(run({"check", "--formula", "#a > #b", "--alphabet", "ab"}).err ==
-        "softhat: language 'command-line' has only a formula: nothing to compare it with (give --regex)\n");
+        "softhat: language 'command-line' has only a formula: nothing to compare it with (give it a regex too)\n");
   // A regular formula alone is checked against its own minimal DFA.
   const Result alone = run({"check", "--formula", "a S b", "--alphabet", "abc", "--samples", "10"});
   CHECK(alone.status == 0);

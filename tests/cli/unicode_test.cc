@@ -93,7 +93,7 @@ TEST_CASE("unicode cli: --max-length counts symbols and never cuts a sequence", 
   REQUIRE(out.size() == 2);
   // The first 32 bytes end inside an á: the echo stops before it.
   CHECK(out[0] == "b" + std::string(long_word.substr(1, 30)) + "...\tERROR\tthe word has 41 symbols, more than "
-                                                               "--max-length 40");
+                                                               "the limit of 40; raise --max-length");
   CHECK(sym::valid_utf8(out[0]));
   CHECK(out[1] == "b\tFALSE");
 }

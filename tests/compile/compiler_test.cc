@@ -157,7 +157,7 @@ TEST_CASE("compiler: --beta parses", "[compile]") {
   CHECK(b.c == 0.5);
   CHECK(b.a == 2);
   CHECK(b.b == 1);
-  CHECK_THROWS_WITH(compile::parse_beta("n"), Catch::StartsWith("--beta 'n': expected a number at 0"));
+  CHECK_THROWS_WITH(compile::parse_beta("n"), Catch::StartsWith("'n': expected a number at 0"));
   CHECK_THROWS_AS(compile::parse_beta("-1"), InputError);
   CHECK_THROWS_AS(compile::parse_beta(""), InputError);
 }

@@ -146,11 +146,13 @@ TEST_CASE("simulate: Dyck-2 at the theorem's beta agrees with the AHAT and the c
   const model::Transformer t = compile::build_acceptor(language, {}).model;
   const simulate::Oracle oracle = [&](const std::string& w) { return Verdict::accept(language.checker->accepts(w)); };
   const auto source = [&](std::size_t n) {
-    simulate::WordSet set = simulate::model_words("()[]", n, 10, 5000, kDefaultSeed);
-    if (!set.exhaustive) {
+    words::WordSource set = simulate::model_words("()[]", n, 10, 5000, kDefaultSeed);
+    if (!set.complete) {
+      std::vector<std::string> list = set.all();
       for (std::string& w : verify::balanced_words(language, n, 30, kDefaultSeed)) {
-        if (w.size() == n) set.words.push_back(std::move(w));
+        if (w.size() == n) list.push_back(std::move(w));
       }
+      set = words::WordSource::list(set.label, std::move(list));
     }
     return set;
   };

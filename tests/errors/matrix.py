@@ -216,12 +216,12 @@ case(25, "words", "invalid UTF-8 (jsonl stays valid JSON)", C + ["--format", "js
 case(26, "words", "CRLF line ends (accepted, \\r dropped)", C, 0, r"^$", stdin=b"ab\r\nba\r\n",
      out_lines=["ab\tTRUE", "ba\tFALSE"])
 case(27, "words", "a 100 MB line (length limit; later lines processed)", C, 2,
-     r"the word has 104857600 symbols, more than --max-length 100000000",
+     r"the word has 104857600 symbols, more than the limit of 100000000; raise --max-length",
      stdin=b"ab\n" + b"a" * (100 * 1024 * 1024) + b"\nba\n", record=tsv_error,
      command="softhat classify contains-ab < (ab, 100 MB of a, ba)")
 case(28, "words", "empty input", C, 0, r"^$", stdin=b"", out_lines=[])
 case(29, "words", "a word over the memory limit", ["--max-memory", "1MB"] + C, 2,
-     r"a word of 100000 symbols needs about [\d.]+ MiB in the engine, over the limit of 1\.0 MiB \(raise --max-memory\)",
+     r"a word of 100000 symbols needs about [\d.]+ MiB in the engine, over the limit of 1\.0 MiB; raise --max-memory",
      stdin=b"a" * 100000 + b"\nab\n", record=tsv_error)
 U = ["classify", "--formula", "'\u00e1' S b", "--alphabet", "a\u00e1b"]
 case(48, "words", "a non-ASCII symbol outside the alphabet (stream goes on)", U, 2,

@@ -160,7 +160,7 @@ TEST_CASE("catalogue: a regex alone or an automaton alone defines a language", "
         "them first, e.g. fstrmepsilon and fstdeterminize)");
   CHECK(load_error(head + "automaton = \"0\\n1\\n\"\n") ==
         "user/x.toml: language 'x': the automaton has no arcs, so no alphabet to read from it: give the alphabet "
-        "(--alphabet, or alphabet = in a catalogue file)");
+        "(on the command line, or alphabet = in a catalogue file)");
   // A checker alone is still not enough (nothing defines a DFA or a transformer).
   CHECK_THAT(load_error(head + "alphabet = \"ab\"\n[checker]\nkind = \"majority\"\nsymbols = \"ab\"\n"),
              Catch::Contains("needs an oracle"));
