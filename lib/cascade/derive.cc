@@ -386,8 +386,8 @@ Derived derive_formula(const automata::Dfa& minimal, const Limits& limits, bool 
   if (prove) {
     if (auto w = disagreement(out.formula, minimal, &out.proof_states, limits.max_states)) {
       throw std::logic_error(fmt::format(
-          "the formula derived from the automaton differs from it on \"{}\" (a bug in the holonomy construction)",
-          sym::encode(*w)));
+          "the formula derived from the automaton differs from it on \"{}\" (a bug in the {} construction)",
+          sym::encode(*w), out.route));
     }
   }
   return out;
