@@ -137,6 +137,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_explain(app, runner);
   setup_report(app, runner);
   setup_merge(app, runner);
+  setup_validate(app, runner);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -168,7 +169,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   } catch (const Interrupted&) {
     out.flush();
     err << "softhat: interrupted; no output file was written\n";
-    return kExitInterrupted;
+    return interrupted_exit_status();
   } catch (const logic::ParseError& e) {
     err << "softhat: " << e.what() << "\n";
     return kExitInput;

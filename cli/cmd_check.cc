@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "words/words.h"
 #include "util/error.h"
 #include "verify/check.h"
 
@@ -23,13 +24,14 @@ void setup_check(CLI::App& app, Runner& runner) {
                "formula's DFA); exit 1 on any disagreement");
   auto args = std::make_shared<CheckArgs>();
   add_selection(sub, args->selection);
-  auto* max_len = sub->add_option("--max-len", args->max_len,
+  auto* max_len = sub->add_option("--exhaustive,--max-len", args->max_len,
                                   "check every word up to this length (default: 10 for binary alphabets, "
                                   "fewer for larger ones)");
   max_len->check(CLI::Range(0, 24));
-  sub->add_option("--lengths", args->options.lengths, "lengths of the random words (default 100,1000)")
-      ->delimiter(',');
-  sub->add_option("--samples", args->options.samples, "random words per length (default 100)");
+  sub->add_option_function<std::string>(
+      "--lengths", [args](const std::string& text) { args->options.lengths = words::parse_length_list(text); },
+      "lengths of the random words, e.g. 100,1000 or 20-50 (default 100,1000)");
+  sub->add_option("--per-length,--samples", args->options.samples, "random words per length (default 100)");
   sub->add_option("--seed", args->options.seed, "random seed (fixed default)");
   sub->callback([&runner, args, max_len] {
     if (max_len->count()) args->options.max_len = args->max_len;

@@ -1,17 +1,21 @@
-// softhat generate: balanced, reproducible corpora with length splits and
-// near-miss negatives.
+// softhat generate: balanced, reproducible corpora with exact length splits
+// and near-miss negatives; --mlregtest writes MLRegTest's six splits.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <filesystem>
 #include <memory>
 #include <ostream>
-#include <thread>
 
 #include "cli/command.h"
-#include "io/file_util.h"
 #include "corpus/output.h"
+#include "corpus/validate.h"
+#include "io/file_util.h"
+#include "io/hash.h"
 #include "logic/print.h"
 #include "util/error.h"
+#include "util/symbols.h"
+#include "words/words.h"
 
 namespace softhat::cli {
 
@@ -24,91 +28,205 @@ struct Args {
   io::WordFormat format = io::WordFormat::kTsv;
   std::string out;
   std::string shard;
+  bool force = false;
+  bool allow_shortage = false;
+  bool mlregtest = false;
+  std::string size = "small";
+  std::vector<std::string> exclude;
 };
+
+// MLRegTest's six splits (Train, Dev and the short tests at lengths 20-29,
+// the long tests at 31-50), `count` words each; SR/LR uniform, SA/LA border.
+std::vector<corpus::Split> mlregtest_splits(const std::string& name, std::size_t count) {
+  std::vector<corpus::Split> splits;
+  const std::vector<std::size_t> short_lengths = words::parse_length_list("20-29"),
+                                 long_lengths = words::parse_length_list("31-50");
+  for (const char* split : {"Train", "Dev", "TestSR", "TestSA", "TestLR", "TestLA"}) {
+    const std::string s = split;
+    const bool border = s == "TestSA" || s == "TestLA";
+    const bool longer = s == "TestLR" || s == "TestLA";
+    splits.push_back({.name = s,
+                      .lengths = longer ? long_lengths : short_lengths,
+                      .count = count,
+                      .negatives = border ? corpus::Negatives::kBorder : corpus::Negatives::kUniform,
+                      .file = name + "_" + s + ".txt"});
+  }
+  return splits;
+}
+
+// The splits the flags ask for (--mlregtest, --lengths, --split), checked.
+std::vector<corpus::Split> requested_splits(const Args& a, const std::string& language) {
+  std::vector<corpus::Split> splits;
+  if (a.mlregtest) {
+    if (!a.lengths.empty() || !a.splits.empty()) throw InputError("--mlregtest sets the splits: drop --lengths and --split");
+    const std::size_t count = a.size == "small" ? 1000 : a.size == "mid" ? 10000 : 100000;
+    splits = mlregtest_splits(language, count);
+  } else {
+    if (!a.lengths.empty()) splits.push_back(corpus::parse_split(a.lengths));
+    for (const std::string& s : a.splits) splits.push_back(corpus::parse_split(s));
+  }
+  if (splits.empty()) throw InputError("no lengths to generate: give --lengths LENGTHS, --split NAME:LENGTHS or --mlregtest");
+  for (std::size_t i = 0; i < splits.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (splits[i].name == splits[j].name) throw InputError(fmt::format("split '{}' is given twice", splits[i].name));
+    }
+  }
+  return splits;
+}
+
+// How validate rebuilds the oracle: the way the language was selected.
+nlohmann::ordered_json language_source(const Selection& sel, const lang::Language& l) {
+  nlohmann::ordered_json j;
+  if (!sel.names.empty() || sel.all) {
+    j["name"] = l.name();
+  } else if (!sel.att.empty()) {
+    const std::string file = std::filesystem::absolute(l.spec.automaton_file).lexically_normal().string();
+    j["att"] = file;
+    j["att_sha256"] = io::sha256_hex(io::read_file(l.spec.automaton_file));
+  } else if (sel.task) {
+    j["task"] = l.spec.task->kind;
+    j["hops"] = l.spec.task->hops;
+  } else {
+    if (l.spec.formula) j["formula"] = *l.spec.formula;
+    if (l.spec.regex) j["regex"] = *l.spec.regex;
+  }
+  j["alphabet"] = sym::encode(l.alphabet());
+  return j;
+}
+
+// Words never to emit: every line's first column (a corpus file, or a word list).
+std::vector<std::string> excluded_words(const std::vector<std::string>& files, const std::string& alphabet) {
+  std::vector<std::string> out;
+  for (const std::string& f : files) {
+    const std::string text = io::read_file(f);
+    std::size_t line = 0;
+    for (std::size_t start = 0; start < text.size();) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      std::string w = text.substr(start, end - start);
+      start = end + 1;
+      ++line;
+      if (!w.empty() && w.back() == '\r') w.pop_back();
+      if (const std::size_t tab = w.find('\t'); tab != std::string::npos) w.resize(tab);
+      std::string codes;
+      if (auto error = io::decode_word(w, alphabet, codes)) throw InputError(fmt::format("--exclude {}:{}: {}", f, line, *error));
+      out.push_back(std::move(codes));
+    }
+  }
+  return out;
+}
+
+// The command of the equivalent single run: without --shard and --out.
+std::vector<std::string> unsharded_command(const std::vector<std::string>& args) {
+  std::vector<std::string> command;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--shard" || a == "--out") {
+      ++i;
+      continue;
+    }
+    if (a.rfind("--shard=", 0) == 0 || a.rfind("--out=", 0) == 0) continue;
+    command.push_back(a);
+  }
+  return command;
+}
+
+int generate_one(Context& ctx, const Args& a, const lang::Language& language, const std::string& out) {
+  corpus::GenerateOptions options = a.options;
+  options.max_states = ctx.max_states;
+  options.splits = requested_splits(a, language.name());
+  options.exclude = excluded_words(a.exclude, language.alphabet());
+  const io::WordFormat format = a.mlregtest ? io::WordFormat::kTsv : a.format;
+  const std::string formula = language.formula ? logic::to_string(*language.formula) : "";
+  corpus::ManifestInfo info{language.name(), language.alphabet(), formula, "", &options, format,
+                            language_source(a.selection, language), a.allow_shortage};
+  if (!a.shard.empty()) {
+    const Shard shard = parse_shard(a.shard);
+    const std::vector<corpus::LengthUnit> units = corpus::generate_units(language, options, shard);
+    io::write_file_atomically(out, corpus::corpus_shard_json(units, info, shard, corpus::sampling_method(language),
+                                                             unsharded_command(ctx.args)));
+    ctx.err << fmt::format("softhat: wrote shard {} ({} lengths) to {}\n", shard.str(), units.size(), out);
+    return kExitOk;
+  }
+  const corpus::Corpus c = corpus::generate_corpus(language, options);
+  refuse_shortages(c, a.allow_shortage);
+  report_shortages(ctx, c);
+  if (out.empty()) {
+    for (std::size_t s = 0; s < c.splits.size(); ++s) ctx.out << corpus::format_split(c.splits[s], options.splits[s].name, format);
+    return kExitOk;
+  }
+  info.command = fmt::format("softhat {}", fmt::join(ctx.args, " "));
+  corpus::write_corpus_dir(c, out, info);
+  std::size_t total = 0;
+  for (const auto& s : c.splits) total += s.size();
+  ctx.err << fmt::format("softhat: wrote {} words in {} splits to {}\n", total, c.splits.size(), out);
+  return kExitOk;
+}
+
 }  // namespace
 
+void refuse_shortages(const corpus::Corpus& c, bool allow) {
+  if (c.shortages.empty() || allow) return;
+  const std::string more = c.shortages.size() > 1 ? fmt::format(" (and {} more)", c.shortages.size() - 1) : "";
+  throw InputError(fmt::format("{}{}; --allow-shortage writes what exists and records the shortages in the manifest",
+                               corpus::describe_shortage(c.shortages[0]), more));
+}
+
 void report_shortages(Context& ctx, const corpus::Corpus& c) {
-  for (const corpus::Shortage& s : c.shortages) {
-    ctx.err << fmt::format("softhat: split {} length {}: found {} {} words of the {} wanted\n", s.split, s.length,
-                           s.got, s.kind, s.wanted);
-  }
-  for (const corpus::DroppedDuplicates& d : c.dropped) {
-    ctx.err << fmt::format("softhat: split {}: {} border negatives dropped as duplicates of other words\n", d.split,
-                           d.count);
-  }
+  for (const corpus::Shortage& s : c.shortages) ctx.err << "softhat: " << corpus::describe_shortage(s) << "\n";
 }
 
 void setup_generate(CLI::App& app, Runner& runner) {
-  CLI::App* sub = app.add_subcommand("generate", "generate a labelled corpus (balanced, uniform, with splits)");
+  CLI::App* sub = app.add_subcommand("generate", "generate labelled corpora (balanced, uniform, with exact length splits); "
+                                                 "several languages or --all: one sub-folder of --out each");
   auto args = std::make_shared<Args>();
   add_selection(sub, args->selection);
-  sub->add_option("--lengths", args->lengths, "lengths A-B (one split named 'all')");
-  sub->add_option("--split", args->splits, "NAME:A-B, repeatable (e.g. --split train:20-29 --split test:31-50)");
-  sub->add_option("--per-length", args->options.per_length, "positives and negatives per length (default 100)");
+  sub->add_option("--lengths", args->lengths, "LENGTHS, e.g. 20-29 or 0-6,64 (one split named 'all')");
+  sub->add_option("--split", args->splits,
+                  "NAME:LENGTHS[:COUNT][:uniform|border], repeatable (COUNT words spread evenly over the lengths; "
+                  "default --per-length each), e.g. --split train:20-29:1000 --split test:31-50:1000:border");
+  sub->add_option("--per-length", args->options.per_length,
+                  "words per length: ceil(N/2) positives and floor(N/2) negatives (default 100)");
   sub->add_flag("--balance,!--natural", args->options.balance,
                 "balanced positives/negatives (default); --natural: uniform words, labelled");
-  add_enum_option(sub, "--negatives", args->options.negatives, kNegativesNames, "uniform (default) or border (edit distance 1 from a positive)");
+  add_enum_option(sub, "--negatives", args->options.negatives, kNegativesNames,
+                  "uniform (default) or border (edit distance 1 from a positive of the split, same split lengths)");
+  sub->add_flag("--allow-shortage", args->allow_shortage,
+                "write a length that has too few words of a label as it is, and record it in the manifest "
+                "(default: refuse with exit 2 before writing anything)");
+  sub->add_flag("--mlregtest", args->mlregtest,
+                "MLRegTest's layout: <name>_{Train,Dev,TestSR,TestSA,TestLR,TestLA}.txt in --out");
+  sub->add_option("--size", args->size, "--mlregtest: small (1,000 words a split), mid (10,000) or large (100,000)")
+      ->check(CLI::IsMember({"small", "mid", "large"}));
+  sub->add_option("--exclude", args->exclude, "a file of words (first column) never to emit, e.g. another corpus's split; repeatable");
   sub->add_option("--seed", args->options.seed, "random seed (fixed default)");
   sub->add_option("--threads", args->options.threads, "worker threads (output is identical for any count)")
       ->check(CLI::Range(1, 256));
   add_enum_option(sub, "--format", args->format, kFormatNames, "tsv (word, TRUE/FALSE) or jsonl");
   sub->add_option("--out", args->out, "write DIR/<split>.<format> and DIR/manifest.json instead of stdout");
+  sub->add_flag("--force", args->force, "replace the files of an --out folder that is not a softhat corpus");
   sub->add_option("--shard", args->shard, "K/N: generate only this shard's lengths, to the JSON file --out "
                                           "(combine with `softhat merge`)");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
-      args->options.max_states = ctx.max_states;
-      if (args->selection.all || args->selection.names.size() > 1) throw InputError("generate takes one language");
+      if (!args->shard.empty() && args->out.empty()) throw InputError("--shard needs --out FILE (the shard's JSON file)");
+      if (args->mlregtest && args->out.empty()) throw InputError("--mlregtest needs --out DIR");
+      if (args->mlregtest && args->format != io::WordFormat::kTsv) throw InputError("--mlregtest writes MLRegTest's TSV files: drop --format");
+      // Several languages write one sub-folder each (checked below, still before any work).
+      const bool many = args->selection.all || args->selection.names.size() > 1 ||
+                        (!args->selection.att.empty() && att_files(args->selection.att).size() > 1);
+      if (args->shard.empty() && !args->out.empty() && !many) corpus::check_corpus_target(args->out, args->force);
       const std::vector<lang::Language> langs = ctx.select(args->selection);
-      if (langs.size() != 1) throw InputError(fmt::format("generate takes one language; --att names {} files", langs.size()));
-      const lang::Language& language = langs[0];
-      if (!args->lengths.empty()) args->options.splits.push_back(corpus::parse_split(args->lengths));
-      for (const std::string& s : args->splits) args->options.splits.push_back(corpus::parse_split(s));
-      for (std::size_t i = 0; i < args->options.splits.size(); ++i) {
-        for (std::size_t j = 0; j < i; ++j) {
-          if (args->options.splits[i].name == args->options.splits[j].name) {
-            throw InputError(fmt::format("split '{}' is given twice", args->options.splits[i].name));
-          }
-        }
+      if (langs.size() > 1 && (args->out.empty() || !args->shard.empty())) {
+        throw InputError(fmt::format("{} languages: give --out DIR (one sub-folder each; not with --shard)", langs.size()));
       }
-      const io::WordFormat format = args->format;
-      const std::string formula = language.formula ? logic::to_string(*language.formula) : "";
-      if (!args->shard.empty()) {
-        const Shard shard = parse_shard(args->shard);
-        if (args->out.empty()) throw InputError("--shard needs --out FILE (the shard's JSON file)");
-        // The command of the equivalent single run: without --shard and --out.
-        std::vector<std::string> command;
-        for (std::size_t i = 0; i < ctx.args.size(); ++i) {
-          const std::string& a = ctx.args[i];
-          if (a == "--shard" || a == "--out") {
-            ++i;
-            continue;
-          }
-          if (a.rfind("--shard=", 0) == 0 || a.rfind("--out=", 0) == 0) continue;
-          command.push_back(a);
-        }
-        const std::vector<corpus::LengthUnit> units = corpus::generate_units(language, args->options, shard);
-        corpus::ManifestInfo info{language.name(), language.alphabet(), formula, "", &args->options, format};
-        io::write_file_atomically(args->out, corpus::corpus_shard_json(units, info, shard,
-                                                                       corpus::sampling_method(language), command));
-        ctx.err << fmt::format("softhat: wrote shard {} ({} lengths) to {}\n", shard.str(), units.size(), args->out);
-        return 0;
+      if (langs.size() == 1 && !many) return generate_one(ctx, *args, langs[0], args->out);
+      for (const lang::Language& l : langs) {
+        const std::string dir = (std::filesystem::path(args->out) / l.name()).string();
+        corpus::check_corpus_target(dir, args->force);  // every one before the first is generated
       }
-      const corpus::Corpus c = corpus::generate_corpus(language, args->options);
-      report_shortages(ctx, c);
-      if (args->out.empty()) {
-        for (std::size_t s = 0; s < c.splits.size(); ++s) {
-          ctx.out << corpus::format_split(c.splits[s], args->options.splits[s].name, format);
-        }
-        return 0;
-      }
-      corpus::ManifestInfo info{language.name(), language.alphabet(), formula,
-                                fmt::format("softhat {}", fmt::join(ctx.args, " ")), &args->options, format};
-      corpus::write_corpus_dir(c, args->out, info);
-      std::size_t total = 0;
-      for (const auto& s : c.splits) total += s.size();
-      ctx.err << fmt::format("softhat: wrote {} words in {} splits to {}\n", total, c.splits.size(), args->out);
-      return 0;
+      for (const lang::Language& l : langs) generate_one(ctx, *args, l, (std::filesystem::path(args->out) / l.name()).string());
+      return kExitOk;
     };
   });
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <map>
 #include <memory>
 #include <ostream>
 
@@ -40,7 +41,27 @@ void setup_merge(CLI::App& app, Runner& runner) {
       }
       if (shards[0].contains("corpus_shard")) {
         const corpus::MergedCorpus m = corpus::merge_corpus_shards(shards);
+        refuse_shortages(m.corpus, m.allow_shortage);
         report_shortages(ctx, m.corpus);
+        // The merged corpus passes validate (in memory) before it is written.
+        std::vector<std::string> contents;
+        std::map<std::string, std::string> files;
+        for (std::size_t s = 0; s < m.corpus.splits.size(); ++s) {
+          contents.push_back(corpus::format_split(m.corpus.splits[s], m.options.splits[s].name, m.format));
+          files[corpus::split_file(m.options.splits[s], m.format)] = contents.back();
+        }
+        corpus::ManifestInfo check_info{m.language, m.alphabet, m.formula, "", &m.options, m.format, m.source,
+                                        m.allow_shortage};
+        const nlohmann::json manifest = nlohmann::json::parse(corpus::manifest_json(m.corpus, check_info, contents));
+        const auto problem = validate_in(ctx, manifest, Selection{}, [&](const std::string& f) -> std::optional<std::string> {
+          const auto it = files.find(f);
+          if (it == files.end()) return std::nullopt;
+          return it->second;
+        });
+        if (problem) {
+          throw InputError(fmt::format("merge: the merged corpus is not valid: {}{}: {}", problem->file,
+                                       problem->line ? fmt::format(":{}", problem->line) : "", problem->what));
+        }
         if (args->out.empty()) {
           for (std::size_t s = 0; s < m.corpus.splits.size(); ++s) {
             ctx.out << corpus::format_split(m.corpus.splits[s], m.options.splits[s].name, m.format);
@@ -51,7 +72,9 @@ void setup_merge(CLI::App& app, Runner& runner) {
         command.push_back("--out");
         command.push_back(args->out);
         corpus::ManifestInfo info{m.language, m.alphabet, m.formula,
-                                  fmt::format("softhat {}", fmt::join(command, " ")), &m.options, m.format};
+                                  fmt::format("softhat {}", fmt::join(command, " ")), &m.options, m.format, m.source,
+                                  m.allow_shortage};
+        corpus::check_corpus_target(args->out, false);
         corpus::write_corpus_dir(m.corpus, args->out, info);
         std::size_t total = 0;
         for (const auto& s : m.corpus.splits) total += s.size();

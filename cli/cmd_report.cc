@@ -33,7 +33,7 @@ void setup_report(CLI::App& app, Runner& runner) {
   add_compile_options(sub, args->compile, false);
   sub->add_option("--out", args->out, "the folder to write (created if needed)")->required();
   sub->add_option("--lengths", args->verify_lengths, "verification lengths besides the exhaustive ones (default 100,1000)");
-  sub->add_option("--samples", args->samples, "verification words per length (default 50)");
+  sub->add_option("--per-length,--samples", args->samples, "verification words per length (default 50)");
   sub->add_option("--sweep-lengths", args->sweep_lengths, "temperature sweep lengths (default 16,64,256,1024)");
   sub->add_option("--sweep-words", args->sweep_words, "sweep words per length (default 20)");
   sub->callback([&runner, args] {

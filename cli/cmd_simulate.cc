@@ -42,7 +42,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
   add_compile_options(sub, args->compile, true);
   sub->add_option("--model", args->model, "a model file (.safetensors) instead of a language");
   sub->add_option("--lengths", args->lengths, "lengths, e.g. 0-12,16,1000 (default 0-8,16,32,64,128)");
-  sub->add_option("--samples", args->samples, "sampled words per length when not exhaustive (default 20)");
+  sub->add_option("--per-length,--samples", args->samples, "sampled words per length when not exhaustive (default 20)");
   sub->add_option("--exhaustive-limit", args->exhaustive_limit,
                   "test every word of a length when there are at most this many (default 5000)");
   auto* eps = sub->add_option("--epsilon", args->epsilon,

@@ -38,7 +38,7 @@ void setup_sweep(CLI::App& app, Runner& runner) {
   add_compile_options(sub, args->compile, false);
   sub->add_option("--model", args->model, "a model file instead of a language (oracle: its average-hard run)");
   sub->add_option("--lengths", args->lengths, "lengths (default 16,32,...,16384)");
-  sub->add_option("--words", args->words, "seeded words per length besides the adversarial ones (default 40)");
+  sub->add_option("--per-length,--words", args->words, "seeded words per length besides the adversarial ones (default 40)");
   sub->add_flag("--adversarial,!--no-adversarial", args->adversarial,
                 "include (default) or leave out the adversarial words: runs, blocking symbols, periodic words");
   sub->add_option("--exact-limit", args->exact_limit,

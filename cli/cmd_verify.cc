@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "words/words.h"
 #include "io/file_util.h"
 #include "util/error.h"
 #include "verify/verify.h"
@@ -30,12 +31,14 @@ void setup_verify(CLI::App& app, Runner& runner) {
   auto args = std::make_shared<Args>();
   add_selection(sub, args->selection);
   add_compile_options(sub, args->compile, true);
-  auto* max_len = sub->add_option("--max-len", args->max_len,
+  auto* max_len = sub->add_option("--exhaustive,--max-len", args->max_len,
                                   "check every word up to this length (default: 10 for binary alphabets, 7 for "
                                   "ternary, fewer for larger)");
   max_len->check(CLI::Range(0, 24));
-  sub->add_option("--lengths", args->options.lengths, "lengths of the random words (default 100,1000)")->delimiter(',');
-  sub->add_option("--samples", args->options.samples, "random words per length (default 100)");
+  sub->add_option_function<std::string>(
+      "--lengths", [args](const std::string& text) { args->options.lengths = words::parse_length_list(text); },
+      "lengths of the random words, e.g. 100,1000 or 20-50 (default 100,1000)");
+  sub->add_option("--per-length,--samples", args->options.samples, "random words per length (default 100)");
   sub->add_option("--seed", args->options.seed, "random seed (fixed default)");
   add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard");
   add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");

@@ -13,6 +13,7 @@
 #include "compile/compiler.h"
 #include "corpus/generate.h"
 #include "io/word_stream.h"
+#include "corpus/validate.h"
 #include "lang/catalog.h"
 #include "model/forward.h"
 
@@ -58,6 +59,16 @@ void setup_sweep(CLI::App& app, Runner& runner);
 void setup_explain(CLI::App& app, Runner& runner);
 void setup_report(CLI::App& app, Runner& runner);
 void setup_merge(CLI::App& app, Runner& runner);
+void setup_validate(CLI::App& app, Runner& runner);
+
+// validate: the language a corpus manifest records ("source"), as a selection;
+// then the corpus checked against it (or against `given`, if any).
+Selection recorded_selection(const nlohmann::json& source);
+std::optional<corpus::Problem> validate_in(Context& ctx, const nlohmann::json& manifest, const Selection& given,
+                                           const std::function<std::optional<std::string>(const std::string&)>& read,
+                                           std::string* language_name = nullptr);
+// Strict balance (generate, merge): a shortage refuses the corpus before anything is written.
+void refuse_shortages(const corpus::Corpus& corpus, bool allow);
 
 // Enum options: the names a flag takes and the value each stands for, in the
 // order help lists them. add_enum_option turns the name into the enum at the

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libcli11-dev libeigen3-dev libre2-dev catch2 libfmt-dev
-          nlohmann-json3-dev libtomlplusplus-dev libgmp-dev)
+          nlohmann-json3-dev libtomlplusplus-dev libgmp-dev libssl-dev)
 targets=(--target softhat)  # the first README command builds only what it runs
 if [ "${1:-}" = "--tests" ]; then
   shift

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,11 +13,14 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "corpus/validate.h"
 #include "io/file_util.h"
+#include "io/hash.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/symbols.h"
 #include "util/version.h"
+#include "words/words.h"
 
 namespace softhat::corpus {
 
@@ -43,36 +48,59 @@ std::string format_split(const std::vector<Example>& examples, const std::string
   return out;
 }
 
-std::string manifest_json(const Corpus& corpus, const ManifestInfo& info) {
+std::string split_file(const Split& split, io::WordFormat format) {
+  if (!split.file.empty()) return split.file;
+  return split.name + (format == io::WordFormat::kTsv ? ".tsv" : ".jsonl");
+}
+
+namespace {
+
+std::string split_kind(const Corpus& corpus, const GenerateOptions& o, std::size_t s) {
+  const bool task = !corpus.splits[s].empty() && corpus.splits[s][0].kind == "task";
+  if (task) return "task";
+  if (!o.balance) return "natural";
+  return negatives_of(o, o.splits[s]) == Negatives::kBorder ? "border" : "uniform";
+}
+
+}  // namespace
+
+std::string manifest_json(const Corpus& corpus, const ManifestInfo& info, const std::vector<std::string>& files) {
   const GenerateOptions& o = *info.options;
   nlohmann::ordered_json m;
+  m["softhat_corpus"] = 2;
   m["softhat_version"] = kVersion;
   m["language"] = info.language;
   m["alphabet"] = sym::encode(info.alphabet);
   m["formula"] = info.formula;
+  m["source"] = info.source;
   m["command"] = info.command;
   m["seed"] = o.seed;
   m["sampler"] = corpus.sampler;
   m["balance"] = o.balance;
   m["negatives"] = o.negatives == Negatives::kBorder ? "border" : "uniform";
   m["per_length"] = o.per_length;
+  m["allow_shortage"] = info.allow_shortage;
+  m["excluded_words"] = o.exclude.size();
   m["format"] = info.format == io::WordFormat::kTsv ? "tsv" : "jsonl";
   m["splits"] = nlohmann::ordered_json::array();
   for (std::size_t s = 0; s < o.splits.size(); ++s) {
-    std::map<std::size_t, std::pair<std::size_t, std::size_t>> counts;  // length -> (positive, negative)
-    for (const Example& e : corpus.splits[s]) {
-      auto& c = counts[e.word.size()];
-      (e.label ? c.first : c.second) += 1;
-    }
+    const Split& sp = o.splits[s];
+    const std::string file = split_file(sp, info.format);
+    // Counts from the bytes as written, read back as validate reads them.
+    const std::vector<CorpusLine> lines = read_split_lines(files[s], info.format, file);
+    const std::string kind = split_kind(corpus, o, s);
     nlohmann::ordered_json split;
-    split["name"] = o.splits[s].name;
-    split["lengths"] = {o.splits[s].lo, o.splits[s].hi};
-    split["file"] = o.splits[s].name + (info.format == io::WordFormat::kTsv ? ".tsv" : ".jsonl");
-    split["words"] = corpus.splits[s].size();
+    split["name"] = sp.name;
+    split["file"] = file;
+    split["lengths"] = format_lengths(sp.lengths);
+    split["negatives"] = kind;
+    split["words"] = lines.size();
+    split["sha256"] = io::sha256_hex(files[s]);
+    split["wanted_per_length"] = nlohmann::ordered_json::object();
+    for (std::size_t n : sp.lengths) split["wanted_per_length"][std::to_string(n)] = words_at(o, sp, n);
     split["counts"] = nlohmann::ordered_json::object();
-    const bool task = !corpus.splits[s].empty() && corpus.splits[s][0].kind == "task";
-    for (const auto& [len, c] : counts) {
-      if (task) split["counts"][std::to_string(len)] = {{"words", c.first + c.second}};
+    for (const auto& [len, c] : count_by_length(lines)) {
+      if (kind == "task") split["counts"][std::to_string(len)] = {{"words", c.first}};
       else split["counts"][std::to_string(len)] = {{"positive", c.first}, {"negative", c.second}};
     }
     m["splits"].push_back(split);
@@ -80,60 +108,117 @@ std::string manifest_json(const Corpus& corpus, const ManifestInfo& info) {
   m["shortages"] = nlohmann::ordered_json::array();
   for (const Shortage& s : corpus.shortages) {
     m["shortages"].push_back({{"split", s.split}, {"length", s.length}, {"kind", s.kind}, {"wanted", s.wanted},
-                              {"got", s.got}});
-  }
-  // Listed with the shortages in the manifest's format (kind "duplicate",
-  // the count as "wanted"), after them, as before the types were split.
-  for (const DroppedDuplicates& d : corpus.dropped) {
-    m["shortages"].push_back({{"split", d.split}, {"length", 0}, {"kind", "duplicate"}, {"wanted", d.count}, {"got", 0}});
+                              {"got", s.got}, {"exists", s.exists}});
   }
   return m.dump(2) + "\n";
+}
+
+namespace {
+namespace fs = std::filesystem;
+
+mode_t umask_now() {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return mask;
+}
+
+// A softhat corpus folder: its manifest.json says so.
+bool is_corpus(const fs::path& dir) {
+  try {
+    const nlohmann::json m = nlohmann::json::parse(io::read_file((dir / "manifest.json").string()));
+    return m.contains("softhat_version") && m.contains("splits");
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+fs::path parent_of(const fs::path& target) {
+  fs::path parent = target.parent_path();
+  return parent.empty() ? fs::path(".") : parent;
+}
+
+}  // namespace
+
+void check_corpus_target(const std::string& dir, bool force) {
+  const fs::path target = fs::path(dir).lexically_normal();
+  std::error_code ec;
+  if (fs::exists(target, ec)) {
+    if (!fs::is_directory(target, ec)) throw InputError(fmt::format("cannot write {}: it exists and is not a folder", dir));
+    if (!fs::is_empty(target, ec) && !is_corpus(target) && !force) {
+      throw InputError(fmt::format("{} is a folder with files that is not a softhat corpus (no manifest.json of "
+                                   "one); its files would be replaced: give --force to do it",
+                                   dir));
+    }
+  }
+  // The nearest existing ancestor must let us create the corpus beside it.
+  fs::path probe = parent_of(target.filename().empty() ? target.parent_path() : target);
+  while (!fs::exists(probe, ec) && probe.has_parent_path() && probe != probe.parent_path()) probe = probe.parent_path();
+  if (!fs::is_directory(probe, ec) || ::access(probe.c_str(), W_OK | X_OK) != 0) {
+    throw InputError(fmt::format("cannot write {}: {} is not a writable folder", dir, probe.string()));
+  }
 }
 
 void write_corpus_dir(const Corpus& corpus, const std::string& dir, const ManifestInfo& info) {
   // Whole or not at all: every file is written into a fresh sibling folder
   // first (where a full disk or an interruption can only lose that folder),
-  // then moved into place by renames on the same file system.
-  namespace fs = std::filesystem;
-  const fs::path target = fs::path(dir).lexically_normal();
-  const fs::path name = target.filename().empty() ? target.parent_path().filename() : target.filename();
-  fs::path parent = (target.filename().empty() ? target.parent_path() : target).parent_path();
-  if (parent.empty()) parent = ".";
+  // which then takes the target's place; an earlier corpus there is moved
+  // aside first and removed after, so no stale file survives.
+  fs::path target = fs::path(dir).lexically_normal();
+  if (target.filename().empty()) target = target.parent_path();
+  const fs::path parent = parent_of(target);
   std::error_code ec;
   fs::create_directories(parent, ec);
   if (ec) throw InputError(fmt::format("cannot create {}: {}", parent.string(), ec.message()));
   if (fs::exists(target, ec) && !fs::is_directory(target, ec)) {
     throw InputError(fmt::format("cannot write {}: it exists and is not a folder", dir));
   }
-  std::string tmpl = (parent / ("." + name.string() + ".tmp.XXXXXX")).string();
+  const std::string stem = "." + target.filename().string();
+  std::string tmpl = (parent / (stem + ".tmp.XXXXXX")).string();
   if (!::mkdtemp(tmpl.data())) throw InputError(fmt::format("cannot write {}: {}", dir, std::strerror(errno)));
   const fs::path staging(tmpl);
-  std::vector<std::pair<std::string, std::string>> files;  // name, contents
+  fs::path old;
   const GenerateOptions& o = *info.options;
-  for (std::size_t s = 0; s < o.splits.size(); ++s) {
-    files.emplace_back(o.splits[s].name + (info.format == io::WordFormat::kTsv ? ".tsv" : ".jsonl"),
-                       format_split(corpus.splits[s], o.splits[s].name, info.format));
-  }
-  files.emplace_back("manifest.json", manifest_json(corpus, info));
   try {
-    for (const auto& [file, contents] : files) io::write_file_atomically((staging / file).string(), contents);
-    throw_if_interrupted();
-    if (!fs::exists(target, ec)) {
-      fs::rename(staging, target);  // the whole folder at once
-      return;
+    // mkdtemp makes the folder 0700: give it the modes mkdir would (0777 minus the umask).
+    fs::permissions(staging, static_cast<fs::perms>(0777 & ~umask_now()), fs::perm_options::replace);
+    std::vector<std::string> contents;
+    for (std::size_t s = 0; s < o.splits.size(); ++s) {
+      contents.push_back(format_split(corpus.splits[s], o.splits[s].name, info.format));
+      io::write_file_atomically((staging / split_file(o.splits[s], info.format)).string(), contents.back());
     }
-    for (const auto& entry : files) fs::rename(staging / entry.first, target / entry.first);
-    fs::remove(staging);
+    io::write_file_atomically((staging / "manifest.json").string(), manifest_json(corpus, info, contents));
+    throw_if_interrupted();
+    if (fs::exists(target, ec)) {
+      std::string aside = (parent / (stem + ".old.XXXXXX")).string();
+      if (!::mkdtemp(aside.data())) throw InputError(fmt::format("cannot write {}: {}", dir, std::strerror(errno)));
+      old = fs::path(aside) / "corpus";
+      fs::rename(target, old);
+    }
+    fs::rename(staging, target);
+    if (!old.empty()) fs::remove_all(old.parent_path(), ec);
   } catch (const fs::filesystem_error& e) {
+    if (!old.empty() && !fs::exists(target, ec)) fs::rename(old, target, ec);  // put the earlier corpus back
+    if (!old.empty()) fs::remove_all(old.parent_path(), ec);
     fs::remove_all(staging, ec);
     throw InputError(fmt::format("cannot write {}: {}", dir, e.code().message()));
   } catch (...) {
+    if (!old.empty() && !fs::exists(target, ec)) fs::rename(old, target, ec);
+    if (!old.empty()) fs::remove_all(old.parent_path(), ec);
     fs::remove_all(staging, ec);
     throw;
   }
 }
 
 namespace {
+
+// The excluded words enter a shard's options as a hash (the words themselves
+// need not travel: every shard was given the same list).
+std::string exclusion_hash(std::vector<std::string> words) {
+  std::sort(words.begin(), words.end());
+  std::string all;
+  for (const std::string& w : words) all += sym::encode(w) + "\n";
+  return io::sha256_hex(all);
+}
 
 nlohmann::ordered_json options_json(const GenerateOptions& o, io::WordFormat format) {
   nlohmann::ordered_json j;
@@ -143,8 +228,14 @@ nlohmann::ordered_json options_json(const GenerateOptions& o, io::WordFormat for
   j["per_length"] = o.per_length;
   j["shuffle"] = o.shuffle;
   j["format"] = format == io::WordFormat::kTsv ? "tsv" : "jsonl";
+  j["exclude_sha256"] = exclusion_hash(o.exclude);
   j["splits"] = nlohmann::ordered_json::array();
-  for (const Split& sp : o.splits) j["splits"].push_back({{"name", sp.name}, {"lo", sp.lo}, {"hi", sp.hi}});
+  for (const Split& sp : o.splits) {
+    nlohmann::ordered_json split{{"name", sp.name}, {"lengths", format_lengths(sp.lengths)}, {"file", sp.file}};
+    split["count"] = sp.count ? nlohmann::ordered_json(*sp.count) : nlohmann::ordered_json();
+    split["negatives"] = !sp.negatives ? "" : *sp.negatives == Negatives::kBorder ? "border" : "uniform";
+    j["splits"].push_back(std::move(split));
+  }
   return j;
 }
 
@@ -158,6 +249,8 @@ std::string corpus_shard_json(const std::vector<LengthUnit>& units, const Manife
   j["language"] = info.language;
   j["alphabet"] = sym::encode(info.alphabet);
   j["formula"] = info.formula;
+  j["source"] = info.source;
+  j["allow_shortage"] = info.allow_shortage;
   j["command_args"] = command_args;
   j["sampler"] = sampler;
   j["options"] = options_json(*info.options, info.format);
@@ -175,7 +268,7 @@ std::string corpus_shard_json(const std::vector<LengthUnit>& units, const Manife
     }
     unit["shortages"] = nlohmann::ordered_json::array();
     for (const Shortage& sh : u.shortages) {
-      unit["shortages"].push_back({sh.split, sh.length, sh.kind, sh.wanted, sh.got});
+      unit["shortages"].push_back({sh.split, sh.length, sh.kind, sh.wanted, sh.got, sh.exists});
     }
     j["units"].push_back(std::move(unit));
   }
@@ -192,7 +285,8 @@ MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards) {
   try {
     for (std::size_t s = 0; s < shards.size(); ++s) {
       const nlohmann::json& j = shards[s];
-      for (const char* key : {"language", "alphabet", "formula", "command_args", "sampler", "options"}) {
+      for (const char* key : {"language", "alphabet", "formula", "source", "allow_shortage", "command_args", "sampler",
+                              "options"}) {
         if (j.at(key) != first.at(key)) {
           throw InputError(fmt::format("merge: corpus shard {} comes from another run (its {} differs)", s + 1, key));
         }
@@ -220,7 +314,7 @@ MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards) {
         }
         for (const auto& sh2 : uj.at("shortages")) {
           u.shortages.push_back({sh2.at(0).get<std::string>(), sh2.at(1).get<std::size_t>(), sh2.at(2).get<std::string>(),
-                                 sh2.at(3).get<std::size_t>(), sh2.at(4).get<std::size_t>()});
+                                 sh2.at(3).get<std::size_t>(), sh2.at(4).get<std::size_t>(), sh2.at(5).get<std::string>()});
         }
         units.push_back(std::move(u));
       }
@@ -235,12 +329,21 @@ MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards) {
     m.options.per_length = o.at("per_length").get<std::size_t>();
     m.options.shuffle = o.at("shuffle").get<bool>();
     for (const auto& sp : o.at("splits")) {
-      m.options.splits.push_back({sp.at("name").get<std::string>(), sp.at("lo").get<std::size_t>(), sp.at("hi").get<std::size_t>()});
+      Split split;
+      split.name = sp.at("name").get<std::string>();
+      split.lengths = words::parse_length_list(sp.at("lengths").get<std::string>(), 1'000'000);
+      std::sort(split.lengths.begin(), split.lengths.end());
+      split.file = sp.at("file").get<std::string>();
+      if (!sp.at("count").is_null()) split.count = sp.at("count").get<std::size_t>();
+      if (sp.at("negatives") != "") split.negatives = sp.at("negatives") == "border" ? Negatives::kBorder : Negatives::kUniform;
+      m.options.splits.push_back(std::move(split));
     }
     m.format = io::parse_word_format(o.at("format").get<std::string>());
     m.language = first.at("language").get<std::string>();
     m.alphabet = sym::declare(first.at("alphabet").get<std::string>());
     m.formula = first.at("formula").get<std::string>();
+    m.source = first.at("source");
+    m.allow_shortage = first.at("allow_shortage").get<bool>();
     m.command_args = first.at("command_args").get<std::vector<std::string>>();
     std::sort(units.begin(), units.end(), [](const LengthUnit& a, const LengthUnit& b) { return a.length < b.length; });
     m.corpus = assemble_corpus(units, m.options, first.at("sampler").get<std::string>());

@@ -18,16 +18,29 @@
 namespace softhat::corpus {
 
 std::string format_split(const std::vector<Example>& examples, const std::string& split, io::WordFormat format);
+// The file a split is written to: its `file`, else NAME.tsv / NAME.jsonl.
+std::string split_file(const Split& split, io::WordFormat format);
 
 struct ManifestInfo {
   std::string language, alphabet, formula, command;
   const GenerateOptions* options = nullptr;
   io::WordFormat format = io::WordFormat::kTsv;
+  nlohmann::ordered_json source;  // how to rebuild the oracle (validate): names, formula, regex, att
+  bool allow_shortage = false;
 };
 
-// Writes DIR/<split>.tsv|.jsonl and DIR/manifest.json; creates DIR.
+// Refuses, before any work, an --out that cannot become this corpus: a file,
+// a folder that cannot be written, or a non-empty folder that is not a
+// softhat corpus (no manifest.json of one) unless `force`.
+void check_corpus_target(const std::string& dir, bool force);
+
+// Writes DIR/<split file>... and DIR/manifest.json into a fresh sibling
+// folder, then puts it in DIR's place (an earlier corpus there goes whole:
+// no stale file survives). Folders and files get the umask's modes.
 void write_corpus_dir(const Corpus& corpus, const std::string& dir, const ManifestInfo& info);
-std::string manifest_json(const Corpus& corpus, const ManifestInfo& info);
+// The manifest of these split files (counts and SHA-256 read from the bytes
+// as written: `files` holds each split's contents, parallel to the splits).
+std::string manifest_json(const Corpus& corpus, const ManifestInfo& info, const std::vector<std::string>& files);
 
 // A shard of `generate --shard K/N`: the shard's length units and everything
 // the merge needs to finish the corpus exactly as one run would (options,
@@ -39,6 +52,8 @@ struct MergedCorpus {
   Corpus corpus;
   GenerateOptions options;
   std::string language, alphabet, formula;
+  nlohmann::ordered_json source;
+  bool allow_shortage = false;
   std::vector<std::string> command_args;  // the single run's command, without --out
   io::WordFormat format = io::WordFormat::kTsv;
 };

@@ -2,7 +2,8 @@
 // sets a flag that long loops poll (verify, generate, simulate, sweep,
 // streams), which then throw Interrupted; files are only ever written whole
 // (io::write_file_atomically), so an interrupted command leaves no partial
-// output file. The CLI maps Interrupted to exit status 130. A second signal
+// output file. The CLI maps Interrupted to exit status 128 + the signal
+// (130 for SIGINT, 143 for SIGTERM), as shells report it. A second signal
 // kills at once (the default action is restored by the first).
 #pragma once
 
@@ -23,7 +24,9 @@ void install_interrupt_handler();
 bool interrupted();
 // Throws Interrupted if a signal has arrived.
 void throw_if_interrupted();
-// Tests: raise or clear the flag without a signal.
+// 128 + the signal that arrived (130 for SIGINT, 143 for SIGTERM).
+int interrupted_exit_status();
+// Tests: raise or clear the flag without a signal (as SIGINT).
 void set_interrupted(bool value);
 
 }  // namespace softhat

@@ -14,8 +14,8 @@ std::vector<std::string> balanced_words(const lang::Language& language, std::siz
   std::vector<std::string> words;
   if (samples == 0) return words;
   corpus::GenerateOptions g;
-  g.splits = {corpus::Split{"verify", length, length}};
-  g.per_length = (samples + 1) / 2;
+  g.splits = {corpus::Split{.name = "verify", .lengths = {length}}};
+  g.per_length = samples;
   g.negatives = corpus::Negatives::kBorder;
   g.seed = seed;
   const corpus::Corpus c = corpus::generate_corpus(language, g);

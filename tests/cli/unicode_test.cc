@@ -124,7 +124,7 @@ TEST_CASE("unicode cli: compile, run and the model file keep the alphabet as UTF
 
 TEST_CASE("unicode cli: generate writes valid UTF-8, one code point per symbol", "[unicode][cli][corpus]") {
   const Result tsv = run({"generate", "--formula", kFormula, "--alphabet", kAlphabet, "--lengths", "1-6",
-                          "--per-length", "4", "--negatives", "border"});
+                          "--per-length", "4", "--negatives", "border", "--allow-shortage"});
   REQUIRE(tsv.status == 0);
   const logic::Formula f = logic::parse(kFormula, *sym::decode(kAlphabet));
   std::size_t with_accent = 0;

@@ -30,7 +30,7 @@ TEST_CASE("generate: identical output for the same seed and any thread count", "
   CHECK(one.out == two.out);
   CHECK(two.out == again.out);
   CHECK(one.out != other.out);
-  CHECK(test::lines_of(one.out).size() == 2 * 50 * 20);
+  CHECK(test::lines_of(one.out).size() == 50 * 20);
 }
 
 TEST_CASE("generate: balanced, labelled by the oracle, distinct across splits", "[corpus]") {
@@ -63,8 +63,8 @@ TEST_CASE("generate: balanced, labelled by the oracle, distinct across splits", 
           return sh.split == o.splits[s].name && sh.length == len;
         });
         if (!short_here) {
-          CHECK(counts.first == 20);
-          CHECK(counts.second == 20);
+          CHECK(counts.first == 10);
+          CHECK(counts.second == 10);
         }
       }
     }
@@ -92,31 +92,42 @@ TEST_CASE("generate: border negatives are one edit from their positive", "[corpu
       const auto n = corpus::edit_neighbours(e.from, l.alphabet());
       CHECK(std::find(n.begin(), n.end(), e.word) != n.end());
     }
-    CHECK(borders >= 25);  // dyck-1 has words of even lengths only: 3 x 10
+    CHECK(borders >= 15);  // dyck-1 has words of even lengths only: 3 x 5
   }
 }
 
-TEST_CASE("generate: --out writes one file per split and a manifest, shortages are reported", "[corpus]") {
+TEST_CASE("generate: --out writes one file per split and a manifest; shortages are refused unless allowed", "[corpus]") {
   namespace fs = std::filesystem;
   const fs::path dir = softhat::test::temp_path("generate");
   fs::remove_all(dir);
-  const auto r = test::run_cli({"generate", "anbn", "--split", "train:4-6", "--split", "test:8-8", "--per-length",
-                                "3", "--out", dir.string()});
+  const std::vector<std::string> args = {"generate", "anbn", "--split", "train:4-6", "--split", "test:8-8",
+                                         "--per-length", "6", "--out", dir.string()};
+  // a^n b^n has one word of each even length and none of odd length: strict
+  // balance refuses before anything is written.
+  const auto strict = test::run_cli(args);
+  CHECK(strict.status == 2);
+  CHECK(strict.err ==
+        "softhat: split train length 4: found 1 positive words of the 3 wanted (1 exist) (and 3 more); "
+        "--allow-shortage writes what exists and records the shortages in the manifest\n");
+  CHECK_FALSE(fs::exists(dir));
+  std::vector<std::string> allowed = args;
+  allowed.push_back("--allow-shortage");
+  const auto r = test::run_cli(allowed);
   CHECK(r.status == 0);
-  // a^n b^n has one word of each even length and none of odd length.
-  CHECK(r.err.find("softhat: split train length 4: found 1 positive words of the 3 wanted") != std::string::npos);
-  CHECK(r.err.find("softhat: split train length 5: found 0 positive words of the 3 wanted") != std::string::npos);
+  CHECK(r.err.find("softhat: split train length 5: found 0 positive words of the 3 wanted (0 exist)") != std::string::npos);
   CHECK(io::read_file((dir / "train.tsv").string()).find("aabb\tTRUE\n") != std::string::npos);
   const auto manifest = nlohmann::json::parse(io::read_file((dir / "manifest.json").string()));
   CHECK(manifest["language"] == "anbn");
   CHECK(manifest["seed"] == kDefaultSeed);
+  CHECK(manifest["allow_shortage"] == true);
   CHECK(manifest["command"].get<std::string>().find("generate anbn") != std::string::npos);
   CHECK(manifest["splits"][0]["counts"]["4"]["positive"] == 1);
   CHECK(manifest["splits"][0]["counts"]["4"]["negative"] == 3);
-  CHECK(!manifest["shortages"].empty());
+  CHECK(manifest["shortages"].size() == 4);  // train 4, 5, 6 and test 8 (positives)
   std::size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
   CHECK(files == 3);  // train.tsv, test.tsv, manifest.json; no temporaries
+  CHECK(test::run_cli({"validate", dir.string()}).status == 0);
   fs::remove_all(dir);
   CHECK(test::run_cli({"generate", "anbn", "--split", "x:5-2"}).status == 2);
   CHECK(test::run_cli({"generate", "anbn"}).status == 2);
