@@ -75,8 +75,11 @@ std::vector<corpus::Split> requested_splits(const Args& a, const std::string& la
 }
 
 // How validate rebuilds the oracle: the way the language was selected.
+// Keys in alphabetical order: shards carry it through unordered JSON, and the
+// merged manifest must equal one run's byte for byte.
 nlohmann::ordered_json language_source(const Selection& sel, const lang::Language& l) {
   nlohmann::ordered_json j;
+  j["alphabet"] = sym::encode(l.alphabet());
   if (!sel.names.empty() || sel.all) {
     j["name"] = l.name();
   } else if (!sel.att.empty()) {
@@ -84,13 +87,12 @@ nlohmann::ordered_json language_source(const Selection& sel, const lang::Languag
     j["att"] = file;
     j["att_sha256"] = io::sha256_hex(io::read_file(l.spec.automaton_file));
   } else if (sel.task) {
-    j["task"] = l.spec.task->kind;
     j["hops"] = l.spec.task->hops;
+    j["task"] = l.spec.task->kind;
   } else {
     if (l.spec.formula) j["formula"] = *l.spec.formula;
     if (l.spec.regex) j["regex"] = *l.spec.regex;
   }
-  j["alphabet"] = sym::encode(l.alphabet());
   return j;
 }
 

@@ -45,7 +45,11 @@ Split parse_split(const std::string& text) {
   }
   if (s.name.empty() || s.name.find_first_of("/\\ \t.") != std::string::npos) bad("a name without / \\ . or spaces");
   if (parts.size() > 3) bad("too many fields");
-  s.lengths = words::parse_length_list(parts[0], 1'000'000);
+  try {
+    s.lengths = words::parse_length_list(parts[0], 1'000'000);
+  } catch (const InputError& e) {
+    bad(e.what());
+  }
   std::sort(s.lengths.begin(), s.lengths.end());
   for (std::size_t i = 1; i < parts.size(); ++i) {
     const std::string& f = parts[i];

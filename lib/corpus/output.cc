@@ -181,12 +181,23 @@ void write_corpus_dir(const Corpus& corpus, const std::string& dir, const Manife
   try {
     // mkdtemp makes the folder 0700: give it the modes mkdir would (0777 minus the umask).
     fs::permissions(staging, static_cast<fs::perms>(0777 & ~umask_now()), fs::perm_options::replace);
+    // Errors name the file in DIR, not the staging folder's random name.
+    auto write = [&](const std::string& file, const std::string& bytes) {
+      const std::string staged = (staging / file).string();
+      try {
+        io::write_file_atomically(staged, bytes);
+      } catch (const InputError& e) {
+        const std::string what = e.what(), prefix = "cannot write " + staged + ": ";
+        throw InputError(fmt::format("cannot write {}: {}", (target / file).string(),
+                                     what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what));
+      }
+    };
     std::vector<std::string> contents;
     for (std::size_t s = 0; s < o.splits.size(); ++s) {
       contents.push_back(format_split(corpus.splits[s], o.splits[s].name, info.format));
-      io::write_file_atomically((staging / split_file(o.splits[s], info.format)).string(), contents.back());
+      write(split_file(o.splits[s], info.format), contents.back());
     }
-    io::write_file_atomically((staging / "manifest.json").string(), manifest_json(corpus, info, contents));
+    write("manifest.json", manifest_json(corpus, info, contents));
     throw_if_interrupted();
     if (fs::exists(target, ec)) {
       std::string aside = (parent / (stem + ".old.XXXXXX")).string();

@@ -142,7 +142,7 @@ TEST_CASE("inputs: --regex alone is a language (RE2 and the regex's own DFA)", "
   CHECK(s.status == 0);
   CHECK(s.out.find("defined by:  regex\n") != std::string::npos);
   // generate samples exactly from the DFA; analyze certifies it star-free.
-  const Result g = run({"generate", "--regex", "a*(ba+)*b?", "--alphabet", "ab", "--lengths", "6-6", "--per-length", "3"});
+  const Result g = run({"generate", "--regex", "a*(ba+)*b?", "--alphabet", "ab", "--lengths", "6-6", "--per-length", "6"});
   CHECK(g.status == 0);
   CHECK(softhat::test::lines_of(g.out).size() == 6);
   CHECK(run({"analyze", "--regex", "a*(ba+)*b?", "--alphabet", "ab"}).out.find("star-free    yes") != std::string::npos);

@@ -269,7 +269,7 @@ TEST_CASE("corpora: validate names the first damaged file and line", "[corpus][c
   }
 }
 
-TEST_CASE("corpora: reruns leave no stale file; foreign folders need --force; modes follow the umask", "[corpus][cli]") {
+TEST_CASE("corpora: reruns leave no stale file, foreign folders need --force, modes follow the umask", "[corpus][cli]") {
   const fs::path dir = test::temp_path("rerun");
   fs::remove_all(dir);
   REQUIRE(test::run_cli({"generate", "contains-ab", "--split", "old:6-7", "--per-length", "4", "--out", dir.string()}).status == 0);
@@ -300,7 +300,7 @@ TEST_CASE("corpora: reruns leave no stale file; foreign folders need --force; mo
   fs::remove_all(dir);
 }
 
-TEST_CASE("corpora: several languages, one sub-folder each; --exclude keeps words out", "[corpus][cli]") {
+TEST_CASE("corpora: several languages, one sub-folder each, and --exclude keeps words out", "[corpus][cli]") {
   const fs::path dir = test::temp_path("many");
   fs::remove_all(dir);
   const auto r = test::run_cli({"generate", "contains-ab", "no-aa", "--lengths", "6-7", "--per-length", "4", "--out", dir.string()});

@@ -96,7 +96,7 @@ TEST_CASE("generate: border negatives are one edit from their positive", "[corpu
   }
 }
 
-TEST_CASE("generate: --out writes one file per split and a manifest; shortages are refused unless allowed", "[corpus]") {
+TEST_CASE("generate: --out writes one file per split and a manifest, shortages are refused unless allowed", "[corpus]") {
   namespace fs = std::filesystem;
   const fs::path dir = softhat::test::temp_path("generate");
   fs::remove_all(dir);

@@ -314,7 +314,7 @@ if mounted:
         subprocess.run(f"dd if=/dev/zero of='{tfs}/filler' bs=4k 2>/dev/null", shell=True)
     try:
         fill()
-        case(42, "output", "full disk (64 KiB tmpfs): corpus folder", ["generate", "contains-ab", "--lengths", "6-10",
+        case(42, "output", "full disk (64 KiB tmpfs): corpus folder", ["generate", "contains-ab", "--lengths", "10-14",
              "--per-length", "20", "--out", os.path.join(tfs, "corpus")], 2,
              r"cannot write .*No space left on device", no_files=[os.path.join(tfs, "corpus")])
         leftovers = [n for n in os.listdir(tfs) if n != "filler"]

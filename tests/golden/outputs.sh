@@ -18,17 +18,17 @@ run() {  # run NAME CMD...: stdout of CMD is output NAME
 
 run verify-all "$softhat" verify --all
 run verify-all-threads1 "$softhat" verify --all --threads 1
-"$softhat" verify --all --max-len 6 --lengths 40 --samples 20 --mode hard --json verify-hard.json > verify-hard 2>/dev/null
+"$softhat" verify --all --exhaustive 6 --lengths 40 --per-length 20 --mode hard --json verify-hard.json > verify-hard 2>/dev/null
 run generate-stdout "$softhat" generate a-since-b --lengths 4-9 --per-length 10
-"$softhat" generate flip-flop --split train:2-8 --split test:9-12 --per-length 6 --negatives border --out corpus >/dev/null 2>&1
+"$softhat" generate flip-flop --split train:2-8 --split test:9-12:48:border --per-length 6 --out corpus >/dev/null 2>&1
 for f in corpus/*; do cp "$f" "generate-dir-$(basename "$f")"; done
 "$softhat" compile a-since-b -o m1.safetensors 2>/dev/null >/dev/null
 "$softhat" compile dyck-2 -o m2.safetensors 2>/dev/null >/dev/null
 "$softhat" compile 04.04.SF.0.0.6 -o m3.safetensors 2>/dev/null >/dev/null
 "$softhat" compile --formula 'G(a -> F b)' --alphabet abc -o m4.safetensors 2>/dev/null >/dev/null
 run simulate-a-since-b "$softhat" simulate a-since-b --lengths 0-6,32
-run simulate-dyck-2 "$softhat" simulate dyck-2 --lengths 0-8,64 --samples 10
-run sweep-third-last-a "$softhat" sweep third-last-a --lengths 16,64,256 --words 10
+run simulate-dyck-2 "$softhat" simulate dyck-2 --lengths 0-8,64 --per-length 10
+run sweep-third-last-a "$softhat" sweep third-last-a --lengths 16,64,256 --per-length 10
 run analyze-att "$softhat" analyze 04.04.SF.0.0.6
 
 rm -f ./*.stderr
