@@ -40,9 +40,14 @@ void add_language_flags(CLI::App* app, cli::Selection& s) {
                                             "symbols), e.g. ab");
 }
 
-void add_selection(CLI::App* app, cli::Selection& s) {
-  app->add_option("languages", s.names, "catalogue languages (see `softhat list`)");
-  app->add_flag("--all", s.all, "every catalogue language");
+void add_selection(CLI::App* app, cli::Selection& s, Languages count) {
+  if (count == Languages::kOne) {
+    app->add_option("language", s.names, "one catalogue language (see `softhat list`): this command takes one")
+        ->expected(0, 1);
+  } else {
+    app->add_option("languages", s.names, "catalogue languages (see `softhat list`)");
+    app->add_flag("--all", s.all, "every catalogue language");
+  }
   add_language_flags(app, s);
   app->add_option("--task", s.task, "a transduction task typed here: khop (with --hops)")->check(CLI::IsMember({"khop"}));
   app->add_option("--hops,--k", s.hops, "k of --task khop")->check(CLI::Range(1, 64));

@@ -27,7 +27,7 @@ struct Args {
 void setup_analyze(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("analyze", "print the formula's fragment and the compiled layer plan");
   auto args = std::make_shared<Args>();
-  add_selection(sub, args->selection);
+  add_selection(sub, args->selection, Languages::kOne);
   add_compile_options(sub, args->compile, false);
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {

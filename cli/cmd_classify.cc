@@ -35,7 +35,7 @@ int stream_language(Context& ctx, const lang::Language& language, const CompileA
 void setup_classify(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("classify", "classify words from stdin with the compiled transformer");
   auto args = std::make_shared<Args>();
-  add_selection(sub, args->selection);
+  add_selection(sub, args->selection, Languages::kOne);
   add_compile_options(sub, args->compile, true);
   add_enum_option(sub, "--format", args->format, kFormatNames, "tsv (word, TRUE/FALSE) or jsonl (with margins)");
   add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard (each head's declared hard attention)");

@@ -21,7 +21,7 @@ struct Args {
 void setup_compile(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("compile", "compile a language's formula into a softmax transformer file");
   auto args = std::make_shared<Args>();
-  add_selection(sub, args->selection);
+  add_selection(sub, args->selection, Languages::kOne);
   add_compile_options(sub, args->compile, false);
   sub->add_option("-o,--output", args->output, "the model file to write (.safetensors)")->required();
   sub->callback([&runner, args] {

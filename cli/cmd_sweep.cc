@@ -34,7 +34,7 @@ void setup_sweep(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("sweep", "the smallest inverse temperature that works, per length, against "
                                               "the schedule and the proven bound");
   auto args = std::make_shared<Args>();
-  add_selection(sub, args->selection);
+  add_selection(sub, args->selection, Languages::kOne);
   add_compile_options(sub, args->compile, false);
   sub->add_option("--model", args->model, "a model file instead of a language (oracle: its average-hard run)");
   sub->add_option("--lengths", args->lengths, "lengths (default 16,32,...,16384)");

@@ -26,7 +26,7 @@ void setup_transduce(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("transduce", "transduce words from stdin with a task's transformer (khop-2, "
                                                   "or --task khop --hops K --alphabet-size S)");
   auto args = std::make_shared<Args>();
-  add_selection(sub, args->selection);
+  add_selection(sub, args->selection, Languages::kOne);
   add_compile_options(sub, args->compile, true);
   add_enum_option(sub, "--format", args->format, kFormatNames, "tsv (word, output) or jsonl (with margins)");
   add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");

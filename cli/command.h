@@ -39,7 +39,9 @@ using Runner = std::function<int(Context&)>;
 // Adds `LANG... | --all | --formula F --alphabet A [--regex R] | --regex R
 // --alphabet A | --att FILE|DIR... [--alphabet A] | --task khop --hops K` to a
 // subcommand.
-void add_selection(CLI::App* app, cli::Selection& selection);
+// kOne: the command takes one language (its help says so; no --all).
+enum class Languages { kOne, kSeveral };
+void add_selection(CLI::App* app, cli::Selection& selection, Languages count = Languages::kSeveral);
 // Only the flags that define a language here: --formula, --regex, --att,
 // --alphabet (for commands with their own positionals, e.g. explain).
 void add_language_flags(CLI::App* app, cli::Selection& selection);
