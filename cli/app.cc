@@ -143,6 +143,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_report(app, runner);
   setup_merge(app, runner);
   setup_validate(app, runner);
+  setup_score(app, runner);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

@@ -14,11 +14,13 @@ struct Args {
   io::WordFormat format = io::WordFormat::kTsv;
   model::AttentionMode mode = model::AttentionMode::kSoftmax;
   model::Precision precision = model::Precision::kDouble;
+  bool compare_labels = false;
 };
 }  // namespace
 
 int stream_language(Context& ctx, const lang::Language& language, const CompileArgs& compile,
-                    io::WordFormat format, model::AttentionMode mode, model::Precision precision) {
+                    io::WordFormat format, model::AttentionMode mode, model::Precision precision,
+                    bool compare_labels) {
   compile::Acceptor acceptor = compile::build_acceptor(language, compile.options());
   const model::Engine engine(std::move(acceptor.model), precision);
   model::Runner words(engine);
@@ -29,7 +31,7 @@ int stream_language(Context& ctx, const lang::Language& language, const CompileA
   options.trace = format == io::WordFormat::kJsonl;
   const auto summary = io::classify_stream(ctx.in, ctx.out, stream_options(ctx, language.alphabet(), format),
                                            [&](std::string_view w) { return words.run(w, options); });
-  return finish_stream(ctx, summary);
+  return finish_stream(ctx, summary, compare_labels);
 }
 
 void setup_classify(CLI::App& app, Runner& runner) {
@@ -40,10 +42,12 @@ void setup_classify(CLI::App& app, Runner& runner) {
   add_enum_option(sub, "--format", args->format, kFormatNames, "tsv (word, TRUE/FALSE) or jsonl (with margins)");
   add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard (each head's declared hard attention)");
   add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");
+  add_compare_labels(sub, args->compare_labels);
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
       const lang::Language language = select_one(ctx, args->selection, true);
-      return stream_language(ctx, language, args->compile, args->format, args->mode, args->precision);
+      return stream_language(ctx, language, args->compile, args->format, args->mode, args->precision,
+                             args->compare_labels);
     };
   });
 }

@@ -19,14 +19,31 @@ struct RunArgs {
   model::AttentionMode mode = model::AttentionMode::kSoftmax;
   model::Precision precision = model::Precision::kDouble;
   bool emit_state = false;
+  bool compare_labels = false;
 };
 }  // namespace
 
-int finish_stream(Context& ctx, const io::StreamSummary& s) {
-  if (s.errors == 0) return kExitOk;
-  ctx.err << fmt::format("softhat: {} of {} lines had errors (first: line {})\n", s.errors, s.lines,
-                         s.first_error_line);
-  return kExitInput;
+int finish_stream(Context& ctx, const io::StreamSummary& s, bool compare_labels) {
+  if (compare_labels) {
+    const std::size_t agree = s.labelled - s.label_differences;
+    ctx.err << fmt::format("softhat: labels: {} of {} agree ({:.2f}%)", agree, s.labelled,
+                           s.labelled ? 100.0 * static_cast<double>(agree) / static_cast<double>(s.labelled) : 100.0);
+    if (s.label_differences) ctx.err << fmt::format("; first difference: line {}", s.first_difference_line);
+    if (s.labelled < s.lines) ctx.err << fmt::format("; {} lines had no label", s.lines - s.labelled);
+    ctx.err << "\n";
+  }
+  if (s.errors) {
+    ctx.err << fmt::format("softhat: {} of {} lines had errors (first: line {})\n", s.errors, s.lines,
+                           s.first_error_line);
+    return kExitInput;
+  }
+  return compare_labels && s.label_differences ? kExitDisagreement : kExitOk;
+}
+
+void add_compare_labels(CLI::App* app, bool& flag) {
+  app->add_flag("--compare-labels", flag,
+                "input lines word<TAB>label (a corpus): a final agreement summary on stderr, exit 1 if any label "
+                "differs");
 }
 
 std::string limit_advice(Limit limit) {
@@ -50,6 +67,7 @@ void setup_run(CLI::App& app, Runner& runner) {
   auto args = std::make_shared<RunArgs>();
   sub->add_option("--model", args->model, "a softhat model file (.safetensors)")->required();
   add_enum_option(sub, "--format", args->format, kFormatNames, "tsv (word, TRUE/FALSE) or jsonl (with margins)");
+  add_compare_labels(sub, args->compare_labels);
   add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard (each head's declared hard attention)");
   add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float (scores accumulate in double)");
   sub->add_flag("--emit-state", args->emit_state, "jsonl: add the final residual vector at position n");
@@ -66,7 +84,7 @@ void setup_run(CLI::App& app, Runner& runner) {
       const auto summary =
           io::classify_stream(ctx.in, ctx.out, stream_options(ctx, engine.model().config.alphabet, format, args->emit_state),
                               [&](std::string_view w) { return words.run(w, options); });
-      return finish_stream(ctx, summary);
+      return finish_stream(ctx, summary, args->compare_labels);
     };
   });
 }

@@ -62,6 +62,7 @@ void setup_explain(CLI::App& app, Runner& runner);
 void setup_report(CLI::App& app, Runner& runner);
 void setup_merge(CLI::App& app, Runner& runner);
 void setup_validate(CLI::App& app, Runner& runner);
+void setup_score(CLI::App& app, Runner& runner);
 
 // validate: the language a corpus manifest records ("source"), as a selection;
 // then the corpus checked against it (or against `given`, if any).
@@ -135,7 +136,7 @@ Subject select_subject(const Context& ctx, const cli::Selection& selection, cons
 // classify / transduce: the language's (or task's) transformer on the words
 // of stdin, one record per line (io/word_stream.h).
 int stream_language(Context& ctx, const lang::Language& language, const CompileArgs& compile, io::WordFormat format,
-                    model::AttentionMode mode, model::Precision precision);
+                    model::AttentionMode mode, model::Precision precision, bool compare_labels = false);
 
 // generate's shortage messages on stderr (also printed by merge).
 void report_shortages(Context& ctx, const corpus::Corpus& corpus);
@@ -144,7 +145,10 @@ void report_shortages(Context& ctx, const corpus::Corpus& corpus);
 int default_threads();
 
 // Shared by the subcommands that stream words.
-int finish_stream(Context& ctx, const io::StreamSummary& summary);
+// With compare_labels: a final agreement line on stderr for lines read back
+// as word<TAB>label, and exit 1 if any label differs from the verdict.
+int finish_stream(Context& ctx, const io::StreamSummary& summary, bool compare_labels = false);
+void add_compare_labels(CLI::App* app, bool& flag);
 io::StreamOptions stream_options(const Context& ctx, std::string_view alphabet, io::WordFormat format,
                                  bool emit_state = false);
 

@@ -36,8 +36,10 @@ std::string format_split(const std::vector<Example>& examples, const std::string
     }
     nlohmann::ordered_json j;
     j["word"] = sym::encode(e.word);
-    if (e.kind == "task") j["target"] = sym::encode(e.target);
-    else j["label"] = e.label;
+    // The one verdict vocabulary of every JSONL output (docs/corpus.md):
+    // "accepted" for acceptors, "output" for transductions.
+    if (e.kind == "task") j["output"] = sym::encode(e.target);
+    else j["accepted"] = e.label;
     j["length"] = e.word.size();
     j["split"] = split;
     j["kind"] = e.kind;

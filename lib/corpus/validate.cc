@@ -38,7 +38,10 @@ std::vector<CorpusLine> read_split_lines(std::string_view contents, io::WordForm
       try {
         const nlohmann::json j = nlohmann::json::parse(text);
         l.word = j.at("word").get<std::string>();
-        if (j.contains("target")) l.label = j.at("target").get<std::string>();
+        // "accepted"/"output" (and the older "label"/"target").
+        if (j.contains("output")) l.label = j.at("output").get<std::string>();
+        else if (j.contains("target")) l.label = j.at("target").get<std::string>();
+        else if (j.contains("accepted")) l.label = j.at("accepted").get<bool>() ? "TRUE" : "FALSE";
         else l.label = j.at("label").get<bool>() ? "TRUE" : "FALSE";
       } catch (const nlohmann::json::exception& e) {
         throw InputError(fmt::format("{}:{}: not a corpus record: {}", file, line, e.what()));

@@ -1,7 +1,8 @@
 // Reading a corpus back and re-checking it: `softhat validate DIR` and the
 // check `merge` runs on a merged corpus before writing it. A corpus is the
 // folder generate writes: one file per split (TSV word<TAB>TRUE|FALSE, or
-// word<TAB>TARGET for tasks; or JSONL with "word" and "label" or "target")
+// word<TAB>OUTPUT for tasks; or JSONL with "word" and "accepted" or "output",
+// the older "label" and "target" read too)
 // and a manifest.json that lists the splits with their lengths, counts and
 // SHA-256 (docs/corpora.md).
 #pragma once

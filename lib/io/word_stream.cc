@@ -94,8 +94,12 @@ bool read_line(std::istream& in, std::string& line, std::size_t max_length, std:
 
 StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamOptions& options,
                               const std::function<model::RunResult(std::string_view)>& classify) {
-  const auto [alphabet, format, emit_state, max_length, advice_for] = options;
-  auto advice = [&](Limit limit) { return advice_for ? advice_for(limit) : std::string(); };
+  // (Named references, not a structured binding: clang 14 lambdas cannot capture those.)
+  const std::string_view alphabet = options.alphabet;
+  const WordFormat format = options.format;
+  const bool emit_state = options.emit_state;
+  const std::size_t max_length = options.max_length;
+  auto advice = [&options](Limit limit) { return options.advice ? options.advice(limit) : std::string(); };
   StreamSummary summary;
   std::string line, codes;
   std::size_t length = 0;
@@ -103,6 +107,15 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamO
     throw_if_interrupted();
     ++summary.lines;
     std::optional<std::string> error;
+    // A corpus line read back: word<TAB>label (generate's TSV); the word is
+    // the first column, the label is compared with the verdict.
+    std::optional<std::string> label;
+    if (length <= max_length) {
+      if (const std::size_t tab = line.find('\t'); tab != std::string::npos) {
+        label = line.substr(tab + 1, line.find('\t', tab + 1) - tab - 1);
+        line.resize(tab);
+      }
+    }
     if (length > max_length) {
       error = fmt::format("the word has {} symbols, more than the limit of {}{}", length, max_length,
                           advice(Limit::kLength));
@@ -136,6 +149,11 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamO
       continue;
     }
     const model::RunResult& r = *result;
+    if (label) {
+      ++summary.labelled;
+      const std::string verdict = r.output ? sym::encode(*r.output) : r.accepted ? "TRUE" : "FALSE";
+      if (verdict != *label && !summary.label_differences++) summary.first_difference_line = summary.lines;
+    }
     if (format == WordFormat::kTsv) {
       if (r.output) out << line << '\t' << sym::encode(*r.output) << '\n';
       else out << line << (r.accepted ? "\tTRUE\n" : "\tFALSE\n");

@@ -44,6 +44,11 @@ struct StreamSummary {
   std::size_t lines = 0;
   std::size_t errors = 0;
   std::size_t first_error_line = 0;
+  // Lines read back from a corpus (word<TAB>label): how many, how many
+  // labels differ from the verdict, the first such line.
+  std::size_t labelled = 0;
+  std::size_t label_differences = 0;
+  std::size_t first_difference_line = 0;
 };
 
 // Reads one line (without its '\n' and a '\r' before it) into `line`,
@@ -65,7 +70,9 @@ struct StreamOptions {
 };
 
 // Classifies every line of `in` with `classify` (which receives the word's
-// symbol codes) and writes one record per line to `out`. Per-line errors (bad
+// symbol codes) and writes one record per line to `out`. A line
+// word<TAB>label (a corpus read back) is classified by its first column; its
+// label is compared with the verdict (StreamSummary). Per-line errors (bad
 // symbols, a line longer than max_length symbols, or classify throwing
 // std::invalid_argument or std::runtime_error) become error records; a
 // too-long line is echoed as its first 32 bytes and "...".
