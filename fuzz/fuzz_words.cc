@@ -22,7 +22,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const io::WordFormat format : {io::WordFormat::kTsv, io::WordFormat::kJsonl}) {
     std::istringstream in(input);
     std::ostringstream out;
-    const io::StreamSummary s = io::classify_stream(in, out, "ab", format, false, 1000, [&](std::string_view w) {
+    const io::StreamOptions options{.alphabet = "ab", .format = format, .emit_state = false, .max_length = 1000,
+                                    .advice = {}};
+    const io::StreamSummary s = io::classify_stream(in, out, options, [&](std::string_view w) {
       return engine.run(w, {});
     });
     const std::string text = out.str();
