@@ -15,6 +15,7 @@
 #include "logic/print.h"
 #include "util/error.h"
 #include "util/symbols.h"
+#include "util/lines.h"
 #include "words/words.h"
 
 namespace softhat::cli {
@@ -101,15 +102,10 @@ std::vector<std::string> excluded_words(const std::vector<std::string>& files, c
   std::vector<std::string> out;
   for (const std::string& f : files) {
     const std::string text = io::read_file(f);
-    std::size_t line = 0;
-    for (std::size_t start = 0; start < text.size();) {
-      std::size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      std::string w = text.substr(start, end - start);
-      start = end + 1;
-      ++line;
-      if (!w.empty() && w.back() == '\r') w.pop_back();
-      if (const std::size_t tab = w.find('\t'); tab != std::string::npos) w.resize(tab);
+    const std::vector<std::string_view> lines = text_lines(text);
+    for (std::size_t line = 1; line <= lines.size(); ++line) {
+      std::string_view w = lines[line - 1];
+      if (const std::size_t tab = w.find('\t'); tab != std::string_view::npos) w = w.substr(0, tab);
       std::string codes;
       if (auto error = io::decode_word(w, alphabet, codes)) throw InputError(fmt::format("--exclude {}:{}: {}", f, line, *error));
       out.push_back(std::move(codes));

@@ -10,6 +10,7 @@
 #include "io/hash.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "util/lines.h"
 #include "util/symbols.h"
 #include "words/words.h"
 
@@ -17,14 +18,9 @@ namespace softhat::corpus {
 
 std::vector<CorpusLine> read_split_lines(std::string_view contents, io::WordFormat format, const std::string& file) {
   std::vector<CorpusLine> out;
-  std::size_t start = 0, line = 0;
-  while (start < contents.size()) {
-    std::size_t end = contents.find('\n', start);
-    if (end == std::string_view::npos) end = contents.size();
-    std::string_view text = contents.substr(start, end - start);
-    start = end + 1;
-    ++line;
-    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  const std::vector<std::string_view> lines = text_lines(contents);
+  for (std::size_t line = 1; line <= lines.size(); ++line) {
+    const std::string_view text = lines[line - 1];
     CorpusLine l;
     l.line = line;
     if (format == io::WordFormat::kTsv) {

@@ -10,6 +10,7 @@
 #include "io/file_util.h"
 #include "plot/svg.h"
 #include "util/error.h"
+#include "util/lines.h"
 #include "util/symbols.h"
 
 namespace softhat::score {
@@ -71,14 +72,9 @@ struct Prediction {
 
 std::vector<Prediction> read_predictions(std::string_view text, const std::string& file) {
   std::vector<Prediction> out;
-  std::size_t start = 0, line = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view l = text.substr(start, end - start);
-    start = end + 1;
-    ++line;
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+  const std::vector<std::string_view> lines = text_lines(text);
+  for (std::size_t line = 1; line <= lines.size(); ++line) {
+    const std::string_view l = lines[line - 1];
     if (!l.empty() && l.front() == '{') {
       try {
         const nlohmann::json j = nlohmann::json::parse(l);
