@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
 #include <iostream>
+
+#include <unistd.h>
 
 #include "cli/command.h"
 #include "automata/dfa.h"
@@ -109,6 +112,19 @@ lang::Language select_one(const Context& ctx, const cli::Selection& selection, b
   return std::move(langs[0]);
 }
 
+std::unique_ptr<util::Progress> Context::progress(std::string label, std::string unit) const {
+  if (quiet || &err != &std::cerr || !isatty(STDERR_FILENO)) return std::make_unique<util::Progress>();
+  // SOFTHAT_PROGRESS_AFTER: seconds before the line appears (default 1; the
+  // tests set 0 to see it without depending on how long a run takes).
+  double after = 1.0;
+  if (const char* env = std::getenv("SOFTHAT_PROGRESS_AFTER")) {
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end != env && *end == '\0' && v >= 0) after = v;
+  }
+  return std::make_unique<util::Progress>(std::move(label), std::move(unit), after);
+}
+
 int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
   CLI::App app{"softhat: formal languages compiled into softmax transformers, checked word by word", "softhat"};
   app.set_version_flag("--version", std::string("softhat ") + kVersion);
@@ -124,6 +140,8 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
       ->transform(CLI::AsSizeValue(false));
   app.add_option("--max-states", ctx.max_states, "largest DFA built, in states (default 1000000)")
       ->check(CLI::PositiveNumber);
+  app.add_flag("--quiet,-q", ctx.quiet, "no progress line on stderr (it is drawn only on a terminal, for runs over a "
+                                        "second)");
   // Global options may also follow the subcommand.
   app.fallthrough();
   Runner runner;

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "cli/json_option.h"
 #include "words/words.h"
 #include "util/error.h"
 #include "verify/check.h"
@@ -15,6 +16,7 @@ struct CheckArgs {
   cli::Selection selection;
   verify::CheckOptions options;
   std::size_t max_len = 0;
+  JsonOption json;
 };
 }  // namespace
 
@@ -33,6 +35,7 @@ void setup_check(CLI::App& app, Runner& runner) {
       "lengths of the random words, e.g. 100,1000 or 20-50 (default 100,1000)");
   sub->add_option("--per-length,--samples", args->options.samples, "random words per length (default 100)");
   sub->add_option("--seed", args->options.seed, "random seed (fixed default)");
+  args->json.add_to(sub);
   sub->callback([&runner, args, max_len] {
     if (max_len->count()) args->options.max_len = args->max_len;
     runner = [args](Context& ctx) {
@@ -40,7 +43,8 @@ void setup_check(CLI::App& app, Runner& runner) {
       for (const lang::Language& language : ctx.select(args->selection)) {
         reports.push_back(verify::check_language(language, args->options));
       }
-      ctx.out << verify::format_check_reports(reports);
+      args->json.table(ctx, verify::format_check_reports(reports));
+      args->json.write(ctx, verify::check_reports_json(reports, args->options));
       for (const auto& r : reports) {
         if (!r.ok()) return kExitDisagreement;
       }

@@ -11,27 +11,20 @@ namespace {
 struct Args {
   cli::Selection selection;
   CompileArgs compile;
-  io::WordFormat format = io::WordFormat::kTsv;
+  StreamArgs stream;
   model::AttentionMode mode = model::AttentionMode::kSoftmax;
   model::Precision precision = model::Precision::kDouble;
-  bool compare_labels = false;
 };
 }  // namespace
 
-int stream_language(Context& ctx, const lang::Language& language, const CompileArgs& compile,
-                    io::WordFormat format, model::AttentionMode mode, model::Precision precision,
-                    bool compare_labels) {
+int stream_language(Context& ctx, const lang::Language& language, const CompileArgs& compile, const StreamArgs& stream,
+                    model::AttentionMode mode, model::Precision precision) {
   compile::Acceptor acceptor = compile::build_acceptor(language, compile.options());
   const model::Engine engine(std::move(acceptor.model), precision);
-  model::Runner words(engine);
   model::RunOptions options;
   options.mode = mode;
   options.beta = compile.beta_override();
-  options.max_memory = ctx.max_memory;
-  options.trace = format == io::WordFormat::kJsonl;
-  const auto summary = io::classify_stream(ctx.in, ctx.out, stream_options(ctx, language.alphabet(), format),
-                                           [&](std::string_view w) { return words.run(w, options); });
-  return finish_stream(ctx, summary, compare_labels);
+  return stream_model(ctx, engine, stream, options, (language.is_task() ? "transduce " : "classify ") + language.name());
 }
 
 void setup_classify(CLI::App& app, Runner& runner) {
@@ -39,15 +32,13 @@ void setup_classify(CLI::App& app, Runner& runner) {
   auto args = std::make_shared<Args>();
   add_selection(sub, args->selection, Languages::kOne);
   add_compile_options(sub, args->compile, true);
-  add_enum_option(sub, "--format", args->format, kFormatNames, "tsv (word, TRUE/FALSE) or jsonl (with margins)");
+  add_stream_options(sub, args->stream, "word, TRUE/FALSE");
   add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard (each head's declared hard attention)");
   add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");
-  add_compare_labels(sub, args->compare_labels);
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
       const lang::Language language = select_one(ctx, args->selection, true);
-      return stream_language(ctx, language, args->compile, args->format, args->mode, args->precision,
-                             args->compare_labels);
+      return stream_language(ctx, language, args->compile, args->stream, args->mode, args->precision);
     };
   });
 }

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "cli/json_option.h"
 #include "compile/acceptor.h"
 #include "explain/explain.h"
 #include "io/file_util.h"
@@ -29,6 +30,7 @@ struct Args {
   Shown mode = Shown::kBoth;
   std::string svg;
   std::size_t max_length = 200;
+  JsonOption json;
 };
 }  // namespace
 
@@ -46,6 +48,7 @@ void setup_explain(CLI::App& app, Runner& runner) {
   add_enum_option(sub, "--mode", args->mode, EnumNames<Shown>{{"hard", Shown::kHard}, {"softmax", Shown::kSoftmax}, {"both", Shown::kBoth}},
                   "hard, softmax, or both (side by side; default)");
   sub->add_option("--svg", args->svg, "write heatmaps to this SVG file (else text on stdout)");
+  args->json.add_to(sub);
   sub->add_option("--max-length", args->max_length, "refuse longer words (default 200; the picture is n x n)");
   sub->callback([&runner, args, word] {
     const bool word_flag = word->count() > 0;
@@ -75,11 +78,12 @@ void setup_explain(CLI::App& app, Runner& runner) {
       const explain::Explanation e =
           explain::explain(engine, subject.name, codes, modes, args->compile.beta_override());
       if (args->svg.empty()) {
-        ctx.out << explain::explain_text(e);
+        args->json.table(ctx, explain::explain_text(e));
       } else {
         io::write_file_atomically(args->svg, explain::explain_svg(e));
         ctx.err << fmt::format("softhat: wrote {}\n", args->svg);
       }
+      args->json.write(ctx, explain::explain_json(e));
       return kExitOk;
     };
   });

@@ -138,15 +138,19 @@ int generate_one(Context& ctx, const Args& a, const lang::Language& language, co
   const std::string formula = language.formula ? logic::to_string(*language.formula) : "";
   corpus::ManifestInfo info{language.name(), language.alphabet(), formula, "", &options, format,
                             language_source(a.selection, language), a.allow_shortage};
+  const std::unique_ptr<util::Progress> progress = ctx.progress("generate " + language.name(), "lengths");
+  options.progress = progress.get();
   if (!a.shard.empty()) {
     const Shard shard = parse_shard(a.shard);
     const std::vector<corpus::LengthUnit> units = corpus::generate_units(language, options, shard);
+    progress->finish();
     io::write_file_atomically(out, corpus::corpus_shard_json(units, info, shard, corpus::sampling_method(language),
                                                              unsharded_command(ctx.args)));
     ctx.err << fmt::format("softhat: wrote shard {} ({} lengths) to {}\n", shard.str(), units.size(), out);
     return kExitOk;
   }
   const corpus::Corpus c = corpus::generate_corpus(language, options);
+  progress->finish();
   refuse_shortages(c, a.allow_shortage);
   report_shortages(ctx, c);
   if (out.empty()) {

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "cli/json_option.h"
 #include "corpus/output.h"
 #include "io/file_util.h"
 #include "util/error.h"
@@ -18,7 +19,7 @@ namespace softhat::cli {
 namespace {
 struct Args {
   std::vector<std::string> files;
-  std::string json;
+  JsonOption json;
   std::string out;
 };
 }  // namespace
@@ -27,7 +28,7 @@ void setup_merge(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("merge", "combine the shards of `verify --shard K/N --json` or `generate --shard K/N --out` into one run's output");
   auto args = std::make_shared<Args>();
   sub->add_option("reports", args->files, "the shards' JSON reports (every K of one N, once)")->required();
-  sub->add_option("--json", args->json, "verify reports: also write the merged report as JSON to this file");
+  args->json.add_to(sub);  // verify reports: the merged report, as verify writes it
   sub->add_option("--out", args->out, "corpus shards: write DIR/<split> files and the manifest (else stdout)");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
@@ -87,10 +88,8 @@ void setup_merge(CLI::App& app, Runner& runner) {
       } catch (const nlohmann::json::exception& e) {
         throw InputError(fmt::format("merge: not a verify report: {}", e.what()));
       }
-      ctx.out << verify::format_verify_reports(merged.reports);
-      if (!args->json.empty()) {
-        io::write_file_atomically(args->json, verify::verify_reports_json(merged.reports, merged.options).dump(2) + "\n");
-      }
+      args->json.table(ctx, verify::format_verify_reports(merged.reports));
+      args->json.write(ctx, verify::verify_reports_json(merged.reports, merged.options), "verify");
       for (const auto& r : merged.reports) {
         if (!r.ok()) return kExitDisagreement;
       }

@@ -15,11 +15,9 @@ namespace softhat::cli {
 namespace {
 struct RunArgs {
   std::string model;
-  io::WordFormat format = io::WordFormat::kTsv;
+  StreamArgs stream;
   model::AttentionMode mode = model::AttentionMode::kSoftmax;
   model::Precision precision = model::Precision::kDouble;
-  bool emit_state = false;
-  bool compare_labels = false;
 };
 }  // namespace
 
@@ -40,8 +38,11 @@ int finish_stream(Context& ctx, const io::StreamSummary& s, bool compare_labels)
   return compare_labels && s.label_differences ? kExitDisagreement : kExitOk;
 }
 
-void add_compare_labels(CLI::App* app, bool& flag) {
-  app->add_flag("--compare-labels", flag,
+void add_stream_options(CLI::App* app, StreamArgs& args, const std::string& columns) {
+  add_enum_option(app, "--format", args.format, kFormatNames, fmt::format("tsv ({}) or jsonl (with margins)", columns));
+  app->add_flag("--header", args.header, "tsv: a first line naming the columns (word<TAB>accepted, or "
+                                         "word<TAB>output); a header line read first is always skipped");
+  app->add_flag("--compare-labels", args.compare_labels,
                 "input lines word<TAB>label (a corpus): a final agreement summary on stderr, exit 1 if any label "
                 "differs");
 }
@@ -56,35 +57,46 @@ std::string limit_advice(Limit limit) {
   return "";
 }
 
-io::StreamOptions stream_options(const Context& ctx, std::string_view alphabet, io::WordFormat format,
-                                 bool emit_state) {
-  return {.alphabet = alphabet, .format = format, .emit_state = emit_state, .max_length = ctx.max_length,
-          .advice = limit_advice};
+io::StreamOptions stream_options(const Context& ctx, std::string_view alphabet, const StreamArgs& stream,
+                                 bool transducer) {
+  return {.alphabet = alphabet,
+          .format = stream.format,
+          .emit_state = stream.emit_state,
+          .max_length = ctx.max_length,
+          .advice = limit_advice,
+          .header = stream.header ? (transducer ? "word\toutput" : "word\taccepted") : "",
+          .progress = nullptr};
+}
+
+int stream_model(Context& ctx, const model::Engine& engine, const StreamArgs& stream, model::RunOptions options,
+                 const std::string& what) {
+  model::Runner words(engine);
+  options.trace = stream.format == io::WordFormat::kJsonl;
+  options.keep_state = stream.emit_state;
+  options.max_memory = ctx.max_memory;
+  const model::ModelConfig& config = engine.model().config;
+  io::StreamOptions s = stream_options(ctx, config.alphabet, stream, config.transducer.has_value());
+  const std::unique_ptr<util::Progress> progress = ctx.progress(what, "lines");
+  s.progress = progress.get();
+  const auto summary = io::classify_stream(ctx.in, ctx.out, s, [&](std::string_view w) { return words.run(w, options); });
+  progress->finish();
+  return finish_stream(ctx, summary, stream.compare_labels);
 }
 
 void setup_run(CLI::App& app, Runner& runner) {
   CLI::App* sub = app.add_subcommand("run", "classify words from stdin with a model file alone");
   auto args = std::make_shared<RunArgs>();
   sub->add_option("--model", args->model, "a softhat model file (.safetensors)")->required();
-  add_enum_option(sub, "--format", args->format, kFormatNames, "tsv (word, TRUE/FALSE) or jsonl (with margins)");
-  add_compare_labels(sub, args->compare_labels);
+  add_stream_options(sub, args->stream, "word, TRUE/FALSE or the output");
   add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard (each head's declared hard attention)");
   add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float (scores accumulate in double)");
-  sub->add_flag("--emit-state", args->emit_state, "jsonl: add the final residual vector at position n");
+  sub->add_flag("--emit-state", args->stream.emit_state, "jsonl: add the final residual vector at position n");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
       const model::Engine engine(io::load_model(args->model), args->precision);
-      model::Runner words(engine);
       model::RunOptions options;
       options.mode = args->mode;
-      const io::WordFormat format = args->format;
-      options.trace = format == io::WordFormat::kJsonl;
-      options.keep_state = args->emit_state;
-      options.max_memory = ctx.max_memory;
-      const auto summary =
-          io::classify_stream(ctx.in, ctx.out, stream_options(ctx, engine.model().config.alphabet, format, args->emit_state),
-                              [&](std::string_view w) { return words.run(w, options); });
-      return finish_stream(ctx, summary, args->compare_labels);
+      return stream_model(ctx, engine, args->stream, options, "run " + args->model);
     };
   });
 }

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "cli/json_option.h"
 #include "io/file_util.h"
 #include "io/model_file.h"
 #include "io/word_stream.h"
@@ -25,8 +26,8 @@ struct Args {
   std::string model;
   model::AttentionMode mode = model::AttentionMode::kSoftmax;
   model::Precision precision = model::Precision::kDouble;
-  std::optional<std::string> json;
   std::string svg;
+  JsonOption json;
 };
 
 // The model's verdict on every corpus word ("TRUE"/"FALSE", or a
@@ -40,8 +41,11 @@ std::vector<std::string> run_model(Context& ctx, const Args& a, const score::Sco
   const std::string& alphabet = engine.model().config.alphabet;
   std::vector<std::string> out;
   std::string codes;
+  const std::unique_ptr<util::Progress> progress = ctx.progress("score " + a.model);
+  progress->add_total(corpus.items.size());
   for (const score::Item& it : corpus.items) {
     throw_if_interrupted();
+    progress->advance();
     if (auto error = io::decode_word(it.word, alphabet, codes)) {
       throw InputError(fmt::format("{}:{}: {} (the model's alphabet)", it.file, it.line, *error));
     }
@@ -64,8 +68,7 @@ void setup_score(CLI::App& app, Runner& runner) {
   sub->add_option("--model", args->model, "run this model file on the corpus instead");
   add_enum_option(sub, "--mode", args->mode, kModeNames, "--model: softmax (default) or hard");
   add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "--model: double (default) or float");
-  sub->add_option("--json", args->json, "the numbers as JSON (docs/json.md) to FILE, or to stdout without FILE")
-      ->expected(0, 1);
+  args->json.add_to(sub);
   sub->add_option("--svg", args->svg, "accuracy against length, split boundaries marked, to FILE");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
@@ -85,12 +88,8 @@ void setup_score(CLI::App& app, Runner& runner) {
       if (!args->svg.empty()) {
         io::write_file_atomically(args->svg, score::score_svg(report, args->model.empty() ? args->predictions : args->model));
       }
-      if (args->json && (args->json->empty() || *args->json == "-")) {
-        ctx.out << score::score_json(report).dump(2) << "\n";
-      } else {
-        if (args->json) io::write_file_atomically(*args->json, score::score_json(report).dump(2) + "\n");
-        ctx.out << score::format_score(report);
-      }
+      args->json.table(ctx, score::format_score(report));
+      args->json.write(ctx, score::score_json(report));
       return kExitOk;
     };
   });

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "cli/json_option.h"
 #include "cascade/holonomy.h"
 #include "compile/acceptor.h"
 #include "io/file_util.h"
@@ -29,7 +30,7 @@ struct Args {
   std::uint64_t exhaustive_limit = 5000;
   double epsilon = 0;
   std::uint64_t seed = kDefaultSeed;
-  std::string json;
+  JsonOption json;
   bool bisect = false;
 };
 }  // namespace
@@ -50,7 +51,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
   eps->check(CLI::PositiveNumber);
   sub->add_option("--seed", args->seed, "random seed (fixed default)");
   sub->add_flag("--bisect", args->bisect, "also find the smallest beta at which every tested decision agrees");
-  sub->add_option("--json", args->json, "also write the report as JSON to this file");
+  args->json.add_to(sub);
   sub->callback([&runner, args, eps] {
     const bool has_eps = eps->count() > 0;
     runner = [args, has_eps](Context& ctx) {
@@ -59,6 +60,8 @@ void setup_simulate(CLI::App& app, Runner& runner) {
       if (has_eps) options.epsilon = args->epsilon;
       options.bisect = args->bisect;
       options.beta = args->compile.beta_override();
+      const std::unique_ptr<util::Progress> progress = ctx.progress("simulate", "lengths");
+      options.progress = progress.get();
       std::vector<std::optional<lang::Language>> subjects;
       if (!args->model.empty()) {
         if (args->selection.any()) throw InputError("give either --model FILE or a language, not both");
@@ -104,15 +107,18 @@ void setup_simulate(CLI::App& app, Runner& runner) {
           }
           return set;
         };
+        progress->set_label("simulate " + (language ? language->name() : args->model));
+        progress->add_total(options.lengths.size());
         simulate::SimulateReport report = simulate::simulate(model, source, language ? &oracle_fn : nullptr, options);
         report.subject = language ? language->name() : args->model;
-        ctx.out << simulate::format_simulate_report(report);
+        args->json.table(ctx, simulate::format_simulate_report(report));
         json["reports"].push_back(simulate::simulate_report_json(report));
         all_ok = all_ok && report.ok();
       }
-      ctx.out << simulate::simulate_legend();
+      progress->finish();
+      args->json.table(ctx, simulate::simulate_legend());
       json["ok"] = all_ok;
-      if (!args->json.empty()) io::write_file_atomically(args->json, json.dump(2) + "\n");
+      args->json.write(ctx, json);
       return all_ok ? kExitOk : kExitDisagreement;
     };
   });

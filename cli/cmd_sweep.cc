@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "cli/json_option.h"
 #include "compile/acceptor.h"
 #include "io/file_util.h"
 #include "io/model_file.h"
@@ -26,7 +27,8 @@ struct Args {
   bool adversarial = true;
   std::size_t exact_limit = 512;
   std::uint64_t seed = kDefaultSeed;
-  std::string json, svg;
+  std::string svg;
+  JsonOption json;
 };
 }  // namespace
 
@@ -45,7 +47,7 @@ void setup_sweep(CLI::App& app, Runner& runner) {
                   "compute the AHAT theorem's beta (exact runs) up to this length where the construction has no "
                   "closed-form bound (default 512)");
   sub->add_option("--seed", args->seed, "random seed (fixed default)");
-  sub->add_option("--json", args->json, "also write the report as JSON to this file");
+  args->json.add_to(sub);
   sub->add_option("--svg", args->svg, "also draw beta*, the schedule and the proven beta against n to this SVG file");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
@@ -59,11 +61,14 @@ void setup_sweep(CLI::App& app, Runner& runner) {
       plan.adversarial = args->adversarial;
       plan.exact_limit = args->exact_limit;
       plan.seed = args->seed;
+      const std::unique_ptr<util::Progress> progress = ctx.progress("sweep " + subject.name, "lengths");
+      options.progress = progress.get();
       sweep::SweepReport report = sweep::sweep_subject(model, language ? &*language : nullptr,
                                                        args->compile.options(), options, plan);
+      progress->finish();
       report.subject = subject.name;
-      ctx.out << sweep::format_sweep_report(report);
-      if (!args->json.empty()) io::write_file_atomically(args->json, sweep::sweep_report_json(report).dump(2) + "\n");
+      args->json.table(ctx, sweep::format_sweep_report(report));
+      args->json.write(ctx, sweep::sweep_report_json(report));
       if (!args->svg.empty()) io::write_file_atomically(args->svg, sweep::sweep_svg(report));
       for (const sweep::SweepRow& r : report.rows) {
         if (!r.schedule_agrees) return kExitDisagreement;

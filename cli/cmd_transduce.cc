@@ -16,7 +16,7 @@ namespace {
 struct Args {
   cli::Selection selection;
   CompileArgs compile;
-  io::WordFormat format = io::WordFormat::kTsv;
+  StreamArgs stream;
   model::Precision precision = model::Precision::kDouble;
   bool oracle = false;
 };
@@ -28,7 +28,7 @@ void setup_transduce(CLI::App& app, Runner& runner) {
   auto args = std::make_shared<Args>();
   add_selection(sub, args->selection, Languages::kOne);
   add_compile_options(sub, args->compile, true);
-  add_enum_option(sub, "--format", args->format, kFormatNames, "tsv (word, output) or jsonl (with margins)");
+  add_stream_options(sub, args->stream, "word, output");
   add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
@@ -37,7 +37,7 @@ void setup_transduce(CLI::App& app, Runner& runner) {
         throw InputError(fmt::format("'{}' is a language, not a transduction task: use `softhat classify {}`",
                                      language.name(), language.name()));
       }
-      return stream_language(ctx, language, args->compile, args->format, model::AttentionMode::kSoftmax, args->precision);
+      return stream_language(ctx, language, args->compile, args->stream, model::AttentionMode::kSoftmax, args->precision);
     };
   });
 }

@@ -4,8 +4,10 @@
 #include <ostream>
 
 #include "cli/command.h"
+#include "cli/json_option.h"
 #include "words/words.h"
 #include "io/file_util.h"
+#include "io/model_file.h"
 #include "util/error.h"
 #include "verify/verify.h"
 
@@ -19,8 +21,9 @@ struct Args {
   std::size_t max_len = 0;
   model::AttentionMode mode = model::AttentionMode::kSoftmax;
   model::Precision precision = model::Precision::kDouble;
-  std::string json;
+  JsonOption json;
   std::string shard;
+  std::string model;
   int threads = 0;
 };
 }  // namespace
@@ -40,9 +43,11 @@ void setup_verify(CLI::App& app, Runner& runner) {
       "lengths of the random words, e.g. 100,1000 or 20-50 (default 100,1000)");
   sub->add_option("--per-length,--samples", args->options.samples, "random words per length (default 100)");
   sub->add_option("--seed", args->options.seed, "random seed (fixed default)");
+  sub->add_option("--model", args->model, "test this model file (compiled or not) instead of the language's "
+                                          "compiled transformer, on the same words");
   add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard");
   add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");
-  sub->add_option("--json", args->json, "also write the full report as JSON to this file");
+  args->json.add_to(sub);
   sub->add_option("--threads", args->threads, "words tested in parallel (default: the cores available); the report "
                                               "does not depend on it")
       ->check(CLI::Range(1, 1024));
@@ -56,14 +61,19 @@ void setup_verify(CLI::App& app, Runner& runner) {
       args->options.precision = args->precision;
       args->options.threads = args->threads > 0 ? args->threads : default_threads();
       if (!args->shard.empty()) args->options.shard = parse_shard(args->shard);
+      if (!args->model.empty()) {
+        args->options.model = std::make_shared<const model::Transformer>(io::load_model(args->model));
+        args->options.model_name = args->model;
+      }
       std::vector<verify::VerifyReport> reports;
+      const std::unique_ptr<util::Progress> progress = ctx.progress("verify");
+      args->options.progress = progress.get();
       for (const lang::Language& language : ctx.select(args->selection)) {
         reports.push_back(verify::verify_language(language, args->options));
       }
-      ctx.out << verify::format_verify_reports(reports);
-      if (!args->json.empty()) {
-        io::write_file_atomically(args->json, verify::verify_reports_json(reports, args->options).dump(2) + "\n");
-      }
+      progress->finish();
+      args->json.table(ctx, verify::format_verify_reports(reports));
+      args->json.write(ctx, verify::verify_reports_json(reports, args->options));
       for (const auto& r : reports) {
         if (!r.ok()) return kExitDisagreement;
       }

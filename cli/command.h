@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "corpus/validate.h"
 #include "lang/catalog.h"
 #include "model/forward.h"
+#include "util/progress.h"
 
 namespace softhat::cli {
 
@@ -29,7 +31,11 @@ struct Context {
   std::size_t max_length = 100'000'000;         // --max-length: longest word read from a stream
   std::size_t max_memory = std::size_t{8} << 30;  // --max-memory: engine memory for one word
   std::size_t max_states = automata::kDefaultMaxStates;  // --max-states: largest DFA built
+  bool quiet = false;  // --quiet: no progress line
   lang::Catalog load_catalog() const;
+  // A progress line (util/progress.h) for a long run, drawn only when stderr
+  // is the process's terminal and --quiet is off; otherwise a no-op.
+  std::unique_ptr<util::Progress> progress(std::string label, std::string unit = "words") const;
   // The selected languages of the loaded catalogue, built under max_states.
   std::vector<lang::Language> select(const cli::Selection& selection) const;
 };
@@ -133,10 +139,24 @@ struct Subject {
 Subject select_subject(const Context& ctx, const cli::Selection& selection, const CompileArgs& compile,
                        const std::string& model_file);
 
+// What every command that streams words takes: --format, --header,
+// --compare-labels (and run's --emit-state).
+struct StreamArgs {
+  io::WordFormat format = io::WordFormat::kTsv;
+  bool header = false;
+  bool compare_labels = false;
+  bool emit_state = false;
+};
+// `columns`: what --format's help says the TSV columns are, e.g. "word, TRUE/FALSE".
+void add_stream_options(CLI::App* app, StreamArgs& args, const std::string& columns);
+
 // classify / transduce: the language's (or task's) transformer on the words
 // of stdin, one record per line (io/word_stream.h).
-int stream_language(Context& ctx, const lang::Language& language, const CompileArgs& compile, io::WordFormat format,
-                    model::AttentionMode mode, model::Precision precision, bool compare_labels = false);
+int stream_language(Context& ctx, const lang::Language& language, const CompileArgs& compile, const StreamArgs& stream,
+                    model::AttentionMode mode, model::Precision precision);
+// The model on the words of stdin (classify, transduce and run).
+int stream_model(Context& ctx, const model::Engine& engine, const StreamArgs& stream, model::RunOptions options,
+                 const std::string& what);
 
 // generate's shortage messages on stderr (also printed by merge).
 void report_shortages(Context& ctx, const corpus::Corpus& corpus);
@@ -148,9 +168,8 @@ int default_threads();
 // With compare_labels: a final agreement line on stderr for lines read back
 // as word<TAB>label, and exit 1 if any label differs from the verdict.
 int finish_stream(Context& ctx, const io::StreamSummary& summary, bool compare_labels = false);
-void add_compare_labels(CLI::App* app, bool& flag);
-io::StreamOptions stream_options(const Context& ctx, std::string_view alphabet, io::WordFormat format,
-                                 bool emit_state = false);
+io::StreamOptions stream_options(const Context& ctx, std::string_view alphabet, const StreamArgs& stream,
+                                 bool transducer);
 
 // The flag that raises a limit ("; raise --max-states"), or "" for a fixed
 // bound: library errors carry which limit was hit, the CLI alone names flags.

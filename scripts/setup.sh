@@ -3,7 +3,7 @@
 # configures and builds it in ./build. Safe to run again: it does nothing
 # that is already done.
 # Usage: bash scripts/setup.sh [--tests] [extra cmake args]
-#   --tests  also installs python3-numpy, python3-torch and librsvg2-bin and builds
+#   --tests  also installs python3-numpy, python3-torch, python3-jsonschema and librsvg2-bin and builds
 #            the tests and benchmarks; without it only the softhat binary is built
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ packages=(build-essential cmake pkg-config libcli11-dev libeigen3-dev libre2-dev
 targets=(--target softhat)  # the first README command builds only what it runs
 if [ "${1:-}" = "--tests" ]; then
   shift
-  packages+=(python3 python3-numpy python3-torch librsvg2-bin)
+  packages+=(python3 python3-numpy python3-torch python3-jsonschema librsvg2-bin)
   targets=()  # everything: the CLI, the tests, the benchmarks
 fi
 missing=()

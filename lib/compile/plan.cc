@@ -493,4 +493,41 @@ std::string Plan::describe() const {
   return out;
 }
 
+nlohmann::ordered_json Plan::to_json() const {
+  nlohmann::ordered_json j;
+  j["formula"] = formula;
+  j["alphabet"] = sym::encode(alphabet);
+  j["pe"] = pe_name(pe);
+  j["beta"] = counting ? "4*(n+1)*ln(n+1)" : pe == PeMode::kBounded ? fmt::format("{}*(n+1)", c) : fmt::format("{}", c);
+  j["layers"] = layers.size();
+  j["heads"] = heads();
+  j["width"] = coords.size();
+  j["ffn_units"] = ffn_units();
+  j["residual"] = coords;
+  j["plan"] = nlohmann::ordered_json::array();
+  static const char* const kKinds[] = {"since", "until", "count", "sign"};
+  for (const PlannedLayer& layer : layers) {
+    nlohmann::ordered_json l;
+    l["heads"] = nlohmann::ordered_json::array();
+    for (const PlannedHead& head : layer.heads) {
+      nlohmann::ordered_json h = {{"kind", kKinds[static_cast<int>(head.kind)]}, {"label", head.label}};
+      if (head.kind == HeadKind::kSince || head.kind == HeadKind::kUntil) h["stop"] = head.stop.describe(coords);
+      if (head.kind != HeadKind::kSign) h["value"] = head.value.describe(coords);
+      else h["query"] = head.query.describe(coords);
+      h["writes"] = coords[head.raw];
+      l["heads"].push_back(std::move(h));
+    }
+    l["ffn"] = nlohmann::ordered_json::array();
+    for (const GlueOp& op : layer.ffn) {
+      std::vector<std::string> in;
+      for (int i : op.inputs) in.push_back(coords[i]);
+      if (op.kind == GlueKind::kSignRound) in[1] = fmt::format("value at BOS {}", op.inputs[1]);
+      l["ffn"].push_back({{"op", glue_name(op.kind)}, {"inputs", in}, {"writes", coords[op.target]}, {"units", op.units()}});
+    }
+    j["plan"].push_back(std::move(l));
+  }
+  j["output"] = coords[output];
+  return j;
+}
+
 }  // namespace softhat::compile

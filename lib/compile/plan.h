@@ -11,6 +11,8 @@
 // inputs are ready at the same depth run in parallel in one layer.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -83,6 +85,7 @@ struct Plan {
   int heads() const;
   int ffn_units() const;
   std::string describe() const;  // the printable plan (`softhat analyze`)
+  nlohmann::ordered_json to_json() const;  // the same, as analyze --json writes it (docs/json.md)
 };
 
 // Every formula of the contract compiles (counting terms included).

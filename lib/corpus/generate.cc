@@ -442,10 +442,12 @@ std::vector<LengthUnit> generate_units(const lang::Language& language, const Gen
     }
   }
   const int threads = std::max(1, std::min<int>(o.threads, static_cast<int>(units.size())));
+  if (o.progress) o.progress->add_total(units.size() + (hi - lo));
   parallel_items(units.size(), threads, [&](std::size_t u) {
     for (std::size_t s = 0; s < o.splits.size(); ++s) {
       if (has_length(o.splits[s], units[u].out.length)) draw_words(language, sampler, o, s, units[u]);
     }
+    if (o.progress) o.progress->advance();
   });
   throw_if_interrupted();
   const std::size_t mine_lo = lo - first, mine_hi = hi - first;
@@ -465,6 +467,7 @@ std::vector<LengthUnit> generate_units(const lang::Language& language, const Gen
       pair_border(sampler, o, s, unit,
                   {n > 0 ? unit_at(u - 1, n - 1, split) : nullptr, &unit, unit_at(u + 1, n + 1, split)});
     }
+    if (o.progress) o.progress->advance();
   });
   throw_if_interrupted();
   std::vector<LengthUnit> out;

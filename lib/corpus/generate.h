@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "automata/dfa.h"
+#include "util/progress.h"
 #include "lang/language.h"
 #include "util/random.h"
 #include "util/shard.h"
@@ -54,6 +55,7 @@ struct GenerateOptions {
   bool shuffle = true;
   std::size_t max_states = automata::kDefaultMaxStates;  // the CLI passes --max-states
   std::vector<std::string> exclude;  // words never emitted (e.g. another corpus), symbol codes
+  util::Progress* progress = nullptr;  // told of every length drawn and paired (never changes the corpus)
 };
 
 // The words split `s` wants at length n, and the kind of its negatives.

@@ -8,6 +8,7 @@
 
 #include "corpus/generate.h"
 #include "io/hash.h"
+#include "io/word_stream.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/lines.h"
@@ -21,6 +22,7 @@ std::vector<CorpusLine> read_split_lines(std::string_view contents, io::WordForm
   const std::vector<std::string_view> lines = text_lines(contents);
   for (std::size_t line = 1; line <= lines.size(); ++line) {
     const std::string_view text = lines[line - 1];
+    if (line == 1 && format == io::WordFormat::kTsv && io::is_header_line(text)) continue;  // classify --header
     CorpusLine l;
     l.line = line;
     if (format == io::WordFormat::kTsv) {

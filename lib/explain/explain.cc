@@ -50,6 +50,44 @@ Explanation explain(const model::Engine& engine, const std::string& subject, con
   return e;
 }
 
+nlohmann::ordered_json explain_json(const Explanation& e) {
+  // Infinite gaps (a row with nothing outside its targets) become null.
+  const auto finite = [](double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); };
+  nlohmann::ordered_json j;
+  j["subject"] = e.subject;
+  j["word"] = sym::encode(e.word);
+  j["n"] = e.word.size();
+  j["beta"] = e.beta;
+  j["verdicts"] = nlohmann::ordered_json::object();
+  for (std::size_t m = 0; m < e.modes.size(); ++m) j["verdicts"][mode_name(e.modes[m])] = e.verdicts[m];
+  j["heads"] = nlohmann::ordered_json::array();
+  for (std::size_t m = 0; m < e.modes.size(); ++m) {
+    for (const model::AttentionMap& a : e.maps[m]) {
+      const Summary s = summarize(a);
+      nlohmann::ordered_json h;
+      h["layer"] = a.layer;
+      h["head"] = a.head;
+      h["mode"] = mode_name(a.mode);
+      h["label"] = a.label;
+      h["beta"] = a.beta;
+      h["leak"] = s.leak;
+      h["min_gap"] = finite(s.min_gap);
+      h["weights"] = nlohmann::ordered_json::array();
+      for (Eigen::Index i = 0; i < a.weights.rows(); ++i) {
+        std::vector<double> row(static_cast<std::size_t>(a.weights.cols()));
+        for (Eigen::Index k = 0; k < a.weights.cols(); ++k) row[static_cast<std::size_t>(k)] = a.weights(i, k);
+        h["weights"].push_back(row);
+      }
+      h["targets"] = a.targets;
+      h["target_mass"] = a.target_mass;
+      h["gap"] = nlohmann::ordered_json::array();
+      for (double g : a.gap) h["gap"].push_back(finite(g));
+      j["heads"].push_back(std::move(h));
+    }
+  }
+  return j;
+}
+
 std::string explain_text(const Explanation& e) {
   static const char kShades[] = " .:-=+*#%@";
   std::string out =

@@ -6,6 +6,8 @@
 // plain text for terminals.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,5 +32,7 @@ Explanation explain(const model::Engine& engine, const std::string& subject, con
 
 std::string explain_text(const Explanation& e);
 std::string explain_svg(const Explanation& e);
+// The same as JSON (docs/json.md: explain): every head's weight matrix, targets, leak and gaps.
+nlohmann::ordered_json explain_json(const Explanation& e);
 
 }  // namespace softhat::explain

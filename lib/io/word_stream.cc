@@ -92,6 +92,10 @@ bool read_line(std::istream& in, std::string& line, std::size_t max_length, std:
   return any;
 }
 
+bool is_header_line(std::string_view line) {
+  return line == "word\tlabel" || line == "word\taccepted" || line == "word\toutput";
+}
+
 StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamOptions& options,
                               const std::function<model::RunResult(std::string_view)>& classify) {
   // (Named references, not a structured binding: clang 14 lambdas cannot capture those.)
@@ -103,9 +107,12 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamO
   StreamSummary summary;
   std::string line, codes;
   std::size_t length = 0;
+  if (format == WordFormat::kTsv && !options.header.empty()) out << options.header << '\n';
   while (read_line(in, line, max_length, length)) {
     throw_if_interrupted();
     ++summary.lines;
+    if (options.progress) options.progress->advance();
+    if (summary.lines == 1 && is_header_line(line)) continue;
     std::optional<std::string> error;
     // A corpus line read back: word<TAB>label (generate's TSV); the word is
     // the first column, the label is compared with the verdict.

@@ -23,6 +23,7 @@
 
 #include "model/forward.h"
 #include "util/error.h"
+#include "util/progress.h"
 
 namespace softhat::io {
 
@@ -67,10 +68,19 @@ struct StreamOptions {
   bool emit_state = false;
   std::size_t max_length = 0;
   std::function<std::string(Limit)> advice;
+  // --header: TSV output starts with this line ("word\taccepted" or
+  // "word\toutput"); empty: none.
+  std::string header;
+  util::Progress* progress = nullptr;  // told of every line
 };
 
+// A first line that names columns (word<TAB>label, accepted or output) is a
+// header, not a word: every TSV reader skips it.
+bool is_header_line(std::string_view line);
+
 // Classifies every line of `in` with `classify` (which receives the word's
-// symbol codes) and writes one record per line to `out`. A line
+// symbol codes) and writes one record per line to `out` (a header line
+// read first is skipped, and written first if options.header says so). A line
 // word<TAB>label (a corpus read back) is classified by its first column; its
 // label is compared with the verdict (StreamSummary). Per-line errors (bad
 // symbols, a line longer than max_length symbols, or classify throwing

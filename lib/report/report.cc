@@ -85,7 +85,7 @@ LanguagePage language_page(const lang::Language& language, const ReportOptions& 
   for (const std::string& s : language.sources()) oracles += (oracles.empty() ? "" : ", ") + s;
   h += row({"oracles", xml_escape(language.is_task() ? "built-in (task/khop.h)" : oracles)});
   h += row({"reference", xml_escape(language.spec.reference)});
-  h += "</table>\n<h3>Automaton and star-free certificate</h3>\n<pre>" + xml_escape(lang::describe_automaton(language)) +
+  h += "</table>\n<h3>Automaton and star-free certificate</h3>\n<pre>" + xml_escape(lang::describe_automaton(lang::automaton_facts(language))) +
        "</pre>\n";
 
   h += "<h2>Transformer</h2>\n<table>\n";

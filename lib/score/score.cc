@@ -8,6 +8,7 @@
 
 #include "corpus/validate.h"
 #include "io/file_util.h"
+#include "io/word_stream.h"
 #include "plot/svg.h"
 #include "util/error.h"
 #include "util/lines.h"
@@ -75,6 +76,7 @@ std::vector<Prediction> read_predictions(std::string_view text, const std::strin
   const std::vector<std::string_view> lines = text_lines(text);
   for (std::size_t line = 1; line <= lines.size(); ++line) {
     const std::string_view l = lines[line - 1];
+    if (line == 1 && io::is_header_line(l)) continue;  // run --header
     if (!l.empty() && l.front() == '{') {
       try {
         const nlohmann::json j = nlohmann::json::parse(l);

@@ -123,6 +123,7 @@ SimulateReport simulate(const model::Transformer& model, const words::WordsAt& s
   model::Runner runner(engine);
   const std::vector<model::LayerNorms> norms = model::weight_norms(model);
   for (std::size_t n : options.lengths) {
+    const util::ProgressStep step(options.progress);  // (the caller sets the total)
     throw_if_interrupted();
     const words::WordSource at_n = source(n);
     const std::vector<std::string> tested = at_n.all();
@@ -172,9 +173,7 @@ SimulateReport simulate(const model::Transformer& model, const words::WordsAt& s
     r.beta = options.beta ? options.beta->at(static_cast<std::int64_t>(n)) : r.theorem_beta;
     const model::ErrorBound eb = model::softmax_error_bound(norms, profile, r.beta);
     r.bound = eb.side_conditions ? eb.final_error : model::kNoGap;
-    if (!options.beta && !tb.found) {
-      r.bound = model::kNoGap;
-    }
+    if (!options.beta && !tb.found) r.bound = model::kNoGap;
     model::RunOptions ro;
     ro.beta = model::BetaSchedule{.c = r.beta, .a = 0, .b = 0};
     ro.keep_all_states = true;
@@ -296,6 +295,7 @@ nlohmann::ordered_json simulate_report_json(const SimulateReport& rep) {
     if (!(v < model::kNoGap)) return nullptr;
     return v;
   };
+  j["lengths"] = nlohmann::ordered_json::array();
   for (const LengthReport& r : rep.lengths) {
     nlohmann::ordered_json row;
     row["n"] = r.n;
@@ -316,6 +316,7 @@ nlohmann::ordered_json simulate_report_json(const SimulateReport& rep) {
     }
     if (r.first_disagreement) row["first_disagreement"] = sym::encode(*r.first_disagreement);
     if (r.empirical_beta) row["empirical_beta"] = *r.empirical_beta;
+    row["heads"] = nlohmann::ordered_json::array();
     for (const model::HeadGap& g : r.heads) {
       row["heads"].push_back({{"layer", g.layer},
                               {"head", g.head},

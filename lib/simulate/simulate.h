@@ -24,6 +24,7 @@
 #include "model/exact_ahat.h"
 #include "model/forward.h"
 #include "model/temperature_bound.h"
+#include "util/progress.h"
 #include "util/random.h"
 #include "util/verdict.h"
 #include "words/source.h"
@@ -39,6 +40,7 @@ struct SimulateOptions {
   std::optional<double> epsilon;               // target final-state error; default: half the min AHAT margin
   std::optional<model::BetaSchedule> beta;     // run softmax at this schedule instead of the theorem's beta
   bool bisect = false;  // also find the smallest beta at which every tested decision agrees (beta*)
+  util::Progress* progress = nullptr;  // told of every length done (the caller adds lengths.size() to its total)
 };
 
 struct LengthReport {

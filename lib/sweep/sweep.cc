@@ -44,8 +44,10 @@ SweepReport sweep(const model::Transformer& model, const words::WordsAt& source,
   SweepReport report;
   const model::Engine engine(model);
   model::Runner runner(engine);
+  if (options.progress) options.progress->add_total(options.lengths.size());
   for (std::size_t n : options.lengths) {
     throw_if_interrupted();
+    const util::ProgressStep step(options.progress);
     const std::vector<std::string> words = source(n).all();
     std::vector<Verdict> expected;
     for (const std::string& w : words) expected.push_back(oracle(w));
@@ -190,6 +192,7 @@ nlohmann::ordered_json sweep_report_json(const SweepReport& rep) {
   nlohmann::ordered_json j;
   j["subject"] = rep.subject;
   j["pe"] = rep.pe;
+  j["rows"] = nlohmann::ordered_json::array();
   for (const SweepRow& r : rep.rows) {
     nlohmann::ordered_json row;
     row["n"] = r.n;

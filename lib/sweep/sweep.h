@@ -22,6 +22,7 @@
 #include "compile/compiler.h"
 #include "lang/language.h"
 #include "model/forward.h"
+#include "util/progress.h"
 #include "util/random.h"
 #include "util/verdict.h"
 #include "words/source.h"
@@ -31,6 +32,7 @@ namespace softhat::sweep {
 struct SweepOptions {
   std::vector<std::size_t> lengths;
   double tolerance = 0.01;  // relative width of the final bisection bracket
+  util::Progress* progress = nullptr;  // told of every length done
 };
 
 // The expected verdict of a word (accept/reject, or a transducer's output);

@@ -190,4 +190,41 @@ std::string format_check_reports(const std::vector<CheckReport>& reports) {
   return out;
 }
 
+nlohmann::ordered_json check_reports_json(const std::vector<CheckReport>& reports, const CheckOptions& options) {
+  nlohmann::ordered_json j;
+  j["seed"] = options.seed;
+  j["samples"] = options.samples;
+  j["languages"] = nlohmann::ordered_json::array();
+  std::uint64_t words = 0, disagreements = 0;
+  for (const CheckReport& r : reports) {
+    nlohmann::ordered_json l;
+    l["language"] = r.language;
+    if (!r.skipped.empty()) {
+      l["skipped"] = r.skipped;
+      j["languages"].push_back(std::move(l));
+      continue;
+    }
+    l["sources"] = r.sources;
+    l["max_len"] = r.max_len;
+    l["words"] = r.words;
+    l["disagreements"] = r.disagreements;
+    l["rows"] = nlohmann::ordered_json::array();
+    for (const CheckRow& row : r.rows) {
+      l["rows"].push_back({{"lengths", row.label}, {"words", row.words}, {"agreed", row.agreed}, {"accepted", row.positives}});
+    }
+    if (r.shortest) {
+      nlohmann::ordered_json verdicts;
+      for (std::size_t i = 0; i < r.sources.size(); ++i) verdicts[r.sources[i]] = static_cast<bool>(r.shortest->verdicts[i]);
+      l["shortest_disagreement"] = {{"word", sym::encode(r.shortest->word)}, {"verdicts", verdicts}};
+    }
+    words += r.words;
+    disagreements += r.disagreements;
+    j["languages"].push_back(std::move(l));
+  }
+  j["words"] = words;
+  j["disagreements"] = disagreements;
+  j["ok"] = disagreements == 0;
+  return j;
+}
+
 }  // namespace softhat::verify

@@ -5,6 +5,8 @@
 // This is RE2's tester habit: all engines, same inputs, first disagreement.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -83,5 +85,7 @@ CheckReport check_language(const lang::Language& language, const CheckOptions& o
 // Plain-text report: one table row per language and length, then the
 // shortest disagreement of each failing language.
 std::string format_check_reports(const std::vector<CheckReport>& reports);
+// The same as JSON (docs/json.md: check).
+nlohmann::ordered_json check_reports_json(const std::vector<CheckReport>& reports, const CheckOptions& options);
 
 }  // namespace softhat::verify

@@ -14,7 +14,7 @@ std::vector<std::string> balanced_words(const lang::Language& language, std::siz
   std::vector<std::string> words;
   if (samples == 0) return words;
   corpus::GenerateOptions g;
-  g.splits = {corpus::Split{.name = "verify", .lengths = {length}}};
+  g.splits = {corpus::Split{.name = "verify", .lengths = {length}, .count = {}, .negatives = {}, .file = {}}};
   g.per_length = samples;
   g.negatives = corpus::Negatives::kBorder;
   g.seed = seed;

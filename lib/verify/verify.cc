@@ -70,6 +70,26 @@ std::optional<compile::Acceptor> build_or_skip(const lang::Language& language, c
   }
 }
 
+// verify --model: the given model, if it can read the language's words and
+// gives the kind of verdict the language asks for.
+model::Transformer given_model(const lang::Language& language, const VerifyOptions& options) {
+  const model::ModelConfig& c = options.model->config;
+  for (char symbol : language.alphabet()) {
+    if (c.alphabet.find(symbol) == std::string::npos) {
+      throw InputError(fmt::format("model {} reads the alphabet {}, which lacks the symbol '{}' of language '{}' "
+                                   "(alphabet {})",
+                                   options.model_name, sym::alphabet_set(c.alphabet), sym::encode(std::string(1, symbol)),
+                                   language.name(), sym::alphabet_set(language.alphabet())));
+    }
+  }
+  if (c.transducer.has_value() != language.is_task()) {
+    throw InputError(fmt::format("model {} is {}, but '{}' is {}", options.model_name,
+                                 c.transducer ? "a transducer" : "an acceptor", language.name(),
+                                 language.is_task() ? "a transduction task" : "a language"));
+  }
+  return *options.model;
+}
+
 // Comparing one word's transformer result with every oracle's verdict
 // (tasks: the oracle's output, position by position), into a Partial.
 class Comparison {
@@ -160,6 +180,7 @@ Partial run_row(const words::WordSource& rw, bool prefix_sharing, const model::E
       } else {
         comparison.test(word, i, part, full.run(word, run));
       }
+      if (options.progress) options.progress->advance();
     }
   });
   throw_if_interrupted();
@@ -174,14 +195,20 @@ Partial run_row(const words::WordSource& rw, bool prefix_sharing, const model::E
 VerifyReport verify_language(const lang::Language& language, const VerifyOptions& options) {
   VerifyReport report;
   report.language = language.name();
-  std::optional<compile::Acceptor> acceptor = build_or_skip(language, options, report);
-  if (!acceptor) return report;
-  const model::ModelConfig& cfg = acceptor->model.config;
+  std::optional<model::Transformer> tested;
+  if (options.model) {
+    tested = given_model(language, options);
+  } else if (std::optional<compile::Acceptor> acceptor = build_or_skip(language, options, report)) {
+    tested = std::move(acceptor->model);
+  } else {
+    return report;
+  }
+  const model::ModelConfig& cfg = tested->config;
   report.layers = static_cast<int>(cfg.layers.size());
   for (const model::LayerConfig& l : cfg.layers) report.heads += static_cast<int>(l.heads.size());
   report.width = cfg.d_model;
   report.beta = (options.beta ? *options.beta : cfg.beta).describe();
-  const model::Engine engine(std::move(acceptor->model), options.precision);
+  const model::Engine engine(std::move(*tested), options.precision);
   model::RunOptions run;
   run.mode = options.mode;
   run.beta = options.beta;
@@ -199,6 +226,13 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
                               options.precision == model::Precision::kDouble &&
                               model::PrefixRunner::applies(engine.model());
   const std::vector<words::WordSource> rows = verify_rows(language, options, report);
+  if (options.progress) {
+    options.progress->set_label("verify " + language.name());
+    for (const words::WordSource& row : rows) {
+      const auto [lo, hi] = shard_range(row.count, options.shard);
+      options.progress->add_total(hi - lo);
+    }
+  }
   for (std::size_t ri = 0; ri < rows.size(); ++ri) {
     const Partial total = run_row(rows[ri], ri == 0 && prefix_sharing, engine, run, comparison, options);
     report.words += total.row.words;
@@ -276,6 +310,7 @@ nlohmann::ordered_json verify_reports_json(const std::vector<VerifyReport>& repo
   j["pe"] = compile::pe_name(options.compile.pe);
   j["mode"] = options.mode == model::AttentionMode::kSoftmax ? "softmax" : "hard";
   j["precision"] = options.precision == model::Precision::kDouble ? "double" : "float";
+  if (!options.model_name.empty()) j["model"] = options.model_name;
   if (options.shard.count > 1) j["shard"] = fmt::format("{}/{}", options.shard.index, options.shard.count);
   j["languages"] = nlohmann::ordered_json::array();
   for (const VerifyReport& r : reports) {
@@ -338,8 +373,8 @@ MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards) {
   std::uint64_t count = 0;
   for (std::size_t s = 0; s < shards.size(); ++s) {
     const nlohmann::json& j = shards[s];
-    for (const char* key : {"seed", "pe", "mode", "precision"}) {
-      if (j.at(key) != first.at(key)) throw InputError(fmt::format("merge: report {} has another {}", s + 1, key));
+    for (const char* key : {"seed", "pe", "mode", "precision", "model"}) {
+      if (j.value(key, nlohmann::json()) != first.value(key, nlohmann::json())) throw InputError(fmt::format("merge: report {} has another {}", s + 1, key));
     }
     const Shard sh = parse_shard(j.value("shard", std::string("0/1")));
     if (s == 0) {
@@ -355,6 +390,7 @@ MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards) {
     if (!seen[k]) throw InputError(fmt::format("merge: shard {}/{} is missing", k, count));
   }
   m.options.seed = first.at("seed").get<std::uint64_t>();
+  m.options.model_name = first.value("model", std::string());
   m.options.compile.pe = compile::parse_pe(first.at("pe").get<std::string>());
   m.options.mode = first.at("mode") == "softmax" ? model::AttentionMode::kSoftmax : model::AttentionMode::kHard;
   m.options.precision = first.at("precision") == "double" ? model::Precision::kDouble : model::Precision::kFloat;

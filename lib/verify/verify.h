@@ -10,6 +10,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "compile/compiler.h"
 #include "lang/language.h"
 #include "model/forward.h"
+#include "util/progress.h"
 #include "util/shard.h"
 #include "verify/check.h"
 
@@ -34,6 +36,11 @@ struct VerifyOptions {
   std::optional<model::BetaSchedule> beta;  // --beta override
   int threads = 1;  // words tested in parallel; the report does not depend on it
   Shard shard;      // this run's part of every row (--shard K/N, util/shard.h)
+  // verify --model: this model file is tested instead of the language's
+  // compiled transformer (model_name: its path, recorded in the report).
+  std::shared_ptr<const model::Transformer> model;
+  std::string model_name;
+  util::Progress* progress = nullptr;  // told of every word tested (never changes the report)
 };
 
 struct VerifyRow {
