@@ -136,8 +136,23 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   app.add_option("--catalog", ctx.catalogs, "add the *.toml languages of this folder")->check(CLI::ExistingDirectory);
   app.add_option("--max-length", ctx.max_length, "longest word read from a stream, in symbols (default 100000000)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--max-memory", ctx.max_memory, "engine memory one word may take, e.g. 8GiB, 512MB (default 8GiB)")
-      ->transform(CLI::AsSizeValue(false));
+  app.add_option("--max-memory", ctx.max_memory,
+                 "memory one word may take in the engine, and one run's tables and corpora, e.g. 8GiB, 512MB "
+                 "(default 8GiB)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            // Before the size transform: a size is positive ("-5" and "0" are not).
+            const std::size_t first = text.find_first_not_of(" \t");
+            if (first != std::string::npos && text[first] == '-') return "a memory size is positive, not " + text;
+            return "";
+          },
+          "SIZE", "positive"))
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return text.find_first_not_of('0') == std::string::npos ? "a memory size is positive, not 0" : "";
+          },
+          "", "nonzero"));
   app.add_option("--max-states", ctx.max_states, "largest DFA built, in states (default 1000000)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--quiet,-q", ctx.quiet, "no progress line on stderr (it is drawn only on a terminal, for runs over a "
@@ -205,6 +220,15 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     return kExitInput;
   } catch (const std::invalid_argument& e) {
     err << "softhat: " << e.what() << "\n";
+    return kExitInput;
+  } catch (const std::bad_alloc&) {
+    // An allocation no estimate foresaw (every buffer sized from input is
+    // checked against --max-memory first): still the input's size, exit 2.
+    err << "softhat: out of memory; raise the memory available or lower --max-memory and the sizes asked for\n";
+    return kExitInput;
+  } catch (const std::ios_base::failure& e) {
+    // A stream that cannot be read (stdin a directory, a read error).
+    err << "softhat: cannot read the input: " << e.what() << "\n";
     return kExitInput;
   } catch (const std::exception& e) {
     err << "softhat: internal error: " << e.what() << "\n";

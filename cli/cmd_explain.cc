@@ -13,6 +13,7 @@
 #include "io/model_file.h"
 #include "io/word_stream.h"
 #include "util/error.h"
+#include "util/memory.h"
 #include "util/symbols.h"
 
 namespace softhat::cli {
@@ -74,6 +75,15 @@ void setup_explain(CLI::App& app, Runner& runner) {
       std::vector<model::AttentionMode> modes;
       if (args->mode != Shown::kSoftmax) modes.push_back(model::AttentionMode::kHard);
       if (args->mode != Shown::kHard) modes.push_back(model::AttentionMode::kSoftmax);
+      // Every head's (n+1) x (n+1) map per mode, kept with the engine's own buffers.
+      std::size_t heads = 0;
+      for (const model::LayerConfig& l : model.config.layers) heads += l.heads.size();
+      const std::size_t cells = util::saturating_product({codes.size() + 1, codes.size() + 1});
+      model::RunOptions kept;
+      kept.keep_layer_inputs = true;
+      util::check_memory(util::saturating_sum({util::saturating_product({cells, heads, modes.size(), 16}),
+                                                model::word_memory_bytes(model, codes.size(), kept)}),
+                         ctx.max_memory, fmt::format("the attention maps of a word of {} symbols", codes.size()));
       const model::Engine engine(std::move(model));
       const explain::Explanation e =
           explain::explain(engine, subject.name, codes, modes, args->compile.beta_override());

@@ -14,6 +14,7 @@
 #include "io/hash.h"
 #include "logic/print.h"
 #include "util/error.h"
+#include "util/memory.h"
 #include "util/symbols.h"
 #include "util/lines.h"
 #include "words/words.h"
@@ -134,6 +135,17 @@ int generate_one(Context& ctx, const Args& a, const lang::Language& language, co
   options.max_states = ctx.max_states;
   options.splits = requested_splits(a, language.name());
   options.exclude = excluded_words(a.exclude, language.alphabet());
+  // The corpus is held whole before it is written: estimate it first
+  // (each word's symbols plus its record, about 64 bytes).
+  std::size_t bytes = 0, words = 0;
+  for (const corpus::Split& split : options.splits) {
+    for (std::size_t n : split.lengths) {
+      const std::size_t k = corpus::words_at(options, split, n);
+      words = util::saturating_sum({words, k});
+      bytes = util::saturating_sum({bytes, util::saturating_product({k, util::saturating_sum({n, 64})})});
+    }
+  }
+  util::check_memory(bytes, ctx.max_memory, fmt::format("a corpus of {} words", words));
   const io::WordFormat format = a.mlregtest ? io::WordFormat::kTsv : a.format;
   const std::string formula = language.formula ? logic::to_string(*language.formula) : "";
   corpus::ManifestInfo info{language.name(), language.alphabet(), formula, "", &options, format,

@@ -84,7 +84,7 @@ void setup_merge(CLI::App& app, Runner& runner) {
       }
       verify::MergedVerify merged;
       try {
-        merged = verify::merge_verify_json(shards);
+        merged = verify::merge_verify_json(shards, args->files);
       } catch (const nlohmann::json::exception& e) {
         throw InputError(fmt::format("merge: not a verify report: {}", e.what()));
       }

@@ -62,6 +62,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
       options.beta = args->compile.beta_override();
       const std::unique_ptr<util::Progress> progress = ctx.progress("simulate", "lengths");
       options.progress = progress.get();
+      options.max_memory = ctx.max_memory;
       std::vector<std::optional<lang::Language>> subjects;
       if (!args->model.empty()) {
         if (args->selection.any()) throw InputError("give either --model FILE or a language, not both");

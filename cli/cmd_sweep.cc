@@ -63,6 +63,7 @@ void setup_sweep(CLI::App& app, Runner& runner) {
       plan.seed = args->seed;
       const std::unique_ptr<util::Progress> progress = ctx.progress("sweep " + subject.name, "lengths");
       options.progress = progress.get();
+      options.max_memory = ctx.max_memory;
       sweep::SweepReport report = sweep::sweep_subject(model, language ? &*language : nullptr,
                                                        args->compile.options(), options, plan);
       progress->finish();

@@ -10,6 +10,7 @@
 #include "logic/parse.h"
 #include "task/khop.h"
 #include "util/error.h"
+#include "util/read_file.h"
 
 namespace softhat::cli {
 
@@ -89,13 +90,17 @@ std::vector<Language> select_languages(const Catalog& catalog, const Selection& 
     // One language per file, named after it; the alphabet is --alphabet or the arcs' symbols.
     const std::string alphabet = s.alphabet ? declared_alphabet(*s.alphabet, "--alphabet") : "";
     for (const std::string& file : att_files(s.att)) {
-      const std::optional<std::string> text = read_text_file(file);
-      if (!text) throw InputError(fmt::format("--att {}: cannot read the file: {}", file, std::strerror(errno)));
+      std::string text;
+      try {
+        text = read_text_file(file);
+      } catch (const util::ReadError& e) {
+        throw InputError(fmt::format("--att {}: cannot read the file: {}", file, e.reason()));
+      }
       LanguageSpec spec;
       spec.name = std::filesystem::path(file).filename().string();
       if (spec.name.size() > 4 && spec.name.substr(spec.name.size() - 4) == ".att") spec.name.resize(spec.name.size() - 4);
       spec.alphabet = alphabet;
-      spec.automaton = *text;
+      spec.automaton = std::move(text);
       spec.automaton_file = file;
       spec.source = file;
       out.push_back(build_language(std::move(spec), max_states));

@@ -14,6 +14,7 @@
 
 #include "logic/eval.h"
 #include "logic/parse.h"
+#include "util/interrupt.h"
 #include "util/symbols.h"
 
 namespace softhat::automata {
@@ -200,14 +201,54 @@ Dfa dfa_from_formula(logic::Formula formula, const std::string& alphabet, std::s
     }
     return it->second;
   };
+  // Successors of one NFA state on one letter, computed once: many DFA states
+  // share NFA states, and each computation tries 2^(future operators)
+  // guesses. The NFA states met are an intermediate structure of the
+  // construction, bounded by max_states too, and every loop polls for
+  // interrupts.
+  std::unordered_map<std::string, std::vector<State>> memo;
+  std::size_t stored = 0;  // NFA states held by the memo, at most 64 per DFA state of the limit
+  // The guesses tried, 2^(future operators) per computation, are bounded
+  // too: 4 per state of the limit (a few seconds at the default million).
+  const std::size_t guesses = std::size_t{1} << std::min<std::size_t>(closure.future.size(), 40);
+  const std::size_t budget = max_states > SIZE_MAX / 4 ? SIZE_MAX : max_states * 4;
+  const std::size_t state_budget = max_states > SIZE_MAX / 64 ? SIZE_MAX : max_states * 64;
+  std::size_t work = 0;
+  auto successors_of = [&](const State& s, std::size_t a) -> const std::vector<State>& {
+    std::string key = s;
+    key.push_back(alphabet[a]);
+    auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
+    throw_if_interrupted();
+    work += guesses;
+    if (work > budget) {
+      throw LimitError(fmt::format("the formula's tableau needs more than {} guesses ({} future operators, 2^{} "
+                                   "guesses per state); the DFA would exceed {} states' work",
+                                   budget, closure.future.size(), closure.future.size(), max_states),
+                       Limit::kStates);
+    }
+    std::vector<State> out;
+    builder.successors(&s, alphabet[a], out);
+    stored += out.size() + 1;
+    if (stored > state_budget) {
+      throw LimitError(fmt::format("the formula's tableau exceeds {} states (64 per DFA state of the limit of {})",
+                                   state_budget, max_states),
+                       Limit::kStates);
+    }
+    return memo.emplace(std::move(key), std::move(out)).first->second;
+  };
   std::vector<State> next;
   for (std::size_t q = 0; q < sets.size(); ++q) {
+    throw_if_interrupted();
     for (std::size_t a = 0; a < k; ++a) {
       next.clear();
       if (q == 0) {
         builder.successors(nullptr, alphabet[a], next);
       } else {
-        for (const State& s : sets[q]) builder.successors(&s, alphabet[a], next);
+        for (const State& s : sets[q]) {
+          const std::vector<State>& succ = successors_of(s, a);
+          next.insert(next.end(), succ.begin(), succ.end());
+        }
       }
       const std::int32_t target = intern(next);  // (may reallocate sets: index, not reference)
       dfa.transitions[q * k + a] = target;

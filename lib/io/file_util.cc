@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/read_file.h"
 
 namespace softhat::io {
 
@@ -53,13 +54,6 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
   }
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw InputError(fmt::format("cannot read {}", path));
-  return buffer.str();
-}
+std::string read_file(const std::string& path) { return util::read_file(path); }
 
 }  // namespace softhat::io

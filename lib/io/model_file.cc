@@ -8,9 +8,12 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <set>
+#include <vector>
 
 #include "io/file_util.h"
 #include "util/error.h"
+#include "util/read_file.h"
 #include "util/symbols.h"
 
 namespace softhat::io {
@@ -85,11 +88,34 @@ int small_int(const json& v, const std::string& what) {
   return static_cast<int>(integer(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), what));
 }
 
+// JSON with every object's keys distinct (nlohmann keeps the last of a
+// repeated key silently; a model file that says two things is refused).
+json parse_unique_keys(std::string_view text, const std::string& what) {
+  std::vector<std::set<std::string>> open;
+  const json::parser_callback_t check = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) open.emplace_back();
+    if (event == json::parse_event_t::object_end && !open.empty()) open.pop_back();
+    if (event == json::parse_event_t::key && !open.empty() && !open.back().insert(parsed.get<std::string>()).second) {
+      throw InputError(fmt::format("{}: the key \"{}\" appears twice in one object", what, parsed.get<std::string>()));
+    }
+    return true;
+  };
+  return json::parse(text, check);
+}
+
 // Symbols stored in the configuration as text: UTF-8 with one code point per
 // symbol (version 2, declared as symbols here), or ASCII with one byte per
 // symbol (version 1, which could hold nothing else).
 std::string symbols(const json& v, int version, const std::string& what) {
+  if (!v.is_string()) throw InputError(fmt::format("model configuration: {} must be a string, found {}", what, v.dump()));
   const std::string text = v.get<std::string>();
+  // No control characters: a symbol is printed inside TSV and JSONL records.
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      throw InputError(fmt::format("model configuration: {} has the control character 0x{:02x} at {}", what, c, i));
+    }
+  }
   if (version == 1) {
     for (std::size_t i = 0; i < text.size(); ++i) {
       if (static_cast<unsigned char>(text[i]) >= 0x80) {
@@ -232,7 +258,7 @@ json read_header(std::string_view bytes, const std::string& name, std::uint64_t&
   if (header_text.empty() || header_text[0] != '{') fail(name, "the header is not a JSON object");
   json header;
   try {
-    header = json::parse(header_text);
+    header = parse_unique_keys(header_text, name + ": the header");
   } catch (const json::exception& e) {
     fail(name, fmt::format("the header is not valid JSON: {}", e.what()));
   }
@@ -314,7 +340,15 @@ model::ModelConfig read_config(json& metadata, std::uint64_t buffer_len, const s
   }
   model::ModelConfig config;
   try {
-    config = config_from_json(json::parse(metadata["softhat.config"].get<std::string>()));
+    const json j = parse_unique_keys(metadata["softhat.config"].get<std::string>(), "model configuration");
+    config = config_from_json(j);
+    // The metadata's copy of the version (a string: safetensors metadata holds strings) says the same.
+    if (metadata.contains("softhat.format_version") &&
+        metadata["softhat.format_version"] != json(std::to_string(small_int(j.at("format_version"), "format_version")))) {
+      throw InputError(fmt::format("__metadata__ softhat.format_version is {}, but the configuration's format_version "
+                                   "is {}",
+                                   metadata["softhat.format_version"].dump(), j.at("format_version").dump()));
+    }
   } catch (const json::exception& e) {
     fail(name, fmt::format("the configuration is not valid JSON: {}", e.what()));
   } catch (const InputError& e) {
@@ -391,6 +425,9 @@ void save_model(const model::Transformer& model, const std::string& path) {
   write_file_atomically(path, model_to_safetensors(model));
 }
 
-model::Transformer load_model(const std::string& path) { return model_from_safetensors(read_file(path), path); }
+model::Transformer load_model(const std::string& path) {
+  // A model file is a regular file (never a FIFO or /dev/zero), read after its size is checked.
+  return model_from_safetensors(util::read_file(path, {.max_bytes = util::kMaxInputFile * 16, .regular_only = true}), path);
+}
 
 }  // namespace softhat::io

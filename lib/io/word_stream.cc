@@ -134,6 +134,8 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamO
     if (!error) {
       try {
         result = classify(codes);
+      } catch (const Interrupted&) {
+        throw;  // a signal, not this word's error
       } catch (const LimitError& e) {
         error = e.what() + advice(e.limit());
       } catch (const std::invalid_argument& e) {

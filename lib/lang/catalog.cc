@@ -15,6 +15,7 @@
 #include "lang/builtin_files.h"
 #include "logic/parse.h"
 #include "util/error.h"
+#include "util/read_file.h"
 #include "util/symbols.h"
 
 namespace softhat::lang {
@@ -72,18 +73,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::optional<std::string> read_text_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    errno = EISDIR;
-    return std::nullopt;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return buffer.str();
+std::string read_text_file(const std::string& path) {
+  return util::read_file(path, {.max_bytes = util::kMaxInputFile, .regular_only = true});
 }
 
 namespace {
@@ -144,11 +135,15 @@ LanguageSpec parse_language_toml(std::string_view text, const std::string& path,
     // A file name, relative to this TOML file.
     namespace fs = std::filesystem;
     const std::string file = (fs::path(path).parent_path() / *spec.automaton).lexically_normal().string();
-    std::optional<std::string> contents = read ? read(file) : read_text_file(file);
+    std::optional<std::string> contents;
+    std::string why;
+    try {
+      contents = read ? read(file) : read_text_file(file);
+    } catch (const util::ReadError& e) {
+      why = ": " + e.reason();
+    }
     if (!contents) {
-      const int error = errno;
-      throw InputError(fmt::format("{}: automaton: cannot read {}{}", at_line(path, *table.get("automaton")), file,
-                                   !read && error ? fmt::format(": {}", std::strerror(error)) : std::string()));
+      throw InputError(fmt::format("{}: automaton: cannot read {}{}", at_line(path, *table.get("automaton")), file, why));
     }
     spec.automaton = std::move(contents);
     spec.automaton_file = file;
@@ -234,9 +229,13 @@ void Catalog::add_directory(const std::string& dir) {
   if (ec) throw InputError(fmt::format("catalogue folder {}: {}", dir, ec.message()));
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
-    const std::optional<std::string> text = read_text_file(file.string());
-    if (!text) throw InputError(fmt::format("{}: cannot read the file", file.string()));
-    add_toml(*text, file.string());
+    std::string text;
+    try {
+      text = read_text_file(file.string());
+    } catch (const util::ReadError& e) {
+      throw InputError(fmt::format("{}: cannot read the file: {}", file.string(), e.reason()));
+    }
+    add_toml(text, file.string());
   }
 }
 

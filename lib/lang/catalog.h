@@ -53,7 +53,8 @@ class Catalog {
 // An automaton file is read through `read` (default: the file system).
 LanguageSpec parse_language_toml(std::string_view text, const std::string& path, const Catalog::FileReader& read = {});
 
-// The contents of a file, nullopt if it cannot be read (errno says why).
-std::optional<std::string> read_text_file(const std::string& path);
+// The contents of a catalogue, automaton or --att file (a regular file, at
+// most 1 GiB; util/read_file.h). Throws util::ReadError.
+std::string read_text_file(const std::string& path);
 
 }  // namespace softhat::lang

@@ -2,6 +2,8 @@
 // blocked paths share.
 #include "model/attention.h"
 
+#include "util/error.h"
+
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -29,8 +31,9 @@ bool fully_visible(Mask mask, std::int64_t i0, std::int64_t i1, std::int64_t j0,
 }  // namespace
 
 void bad_row(const HeadJob& job, std::int64_t i, const char* what) {
-  throw std::runtime_error(
-      fmt::format("layer {} head {}: attention row of position {} {}", job.layer, job.head_index, i, what));
+  throw NumericError(fmt::format("layer {} head {}: attention row of position {} {} at beta = {:g} (too large an "
+                                 "inverse temperature for these weights)",
+                                 job.layer, job.head_index, i, what, job.beta));
 }
 
 KeyRange key_range(Mask mask, std::int64_t i0, std::int64_t i1, std::int64_t n_pos) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "model/attention.h"
+#include "util/interrupt.h"
 
 namespace softhat::model {
 
@@ -12,6 +13,7 @@ void attend_hard_blocked(const HeadJob& job, MatD& out) {
   const HardKind kind = job.head.hard;
   ArrD S;
   for (std::int64_t i0 = 0; i0 < n_pos; i0 += job.query_block) {
+    throw_if_interrupted();
     const std::int64_t i1 = std::min<std::int64_t>(n_pos, i0 + job.query_block);
     const std::int64_t rows = i1 - i0;
     std::vector<ArgmaxTracker> top(static_cast<std::size_t>(rows));

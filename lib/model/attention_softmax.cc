@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/attention.h"
+#include "util/interrupt.h"
 
 namespace softhat::model {
 
@@ -64,6 +65,7 @@ void attend_softmax_blocked(const HeadJob& job, MatD& out) {
   const std::int64_t n_pos = job.Q.rows();
   ArrD S;
   for (std::int64_t i0 = 0; i0 < n_pos; i0 += job.query_block) {
+    throw_if_interrupted();
     const std::int64_t i1 = std::min<std::int64_t>(n_pos, i0 + job.query_block);
     SoftmaxRows st(i1 - i0, job.V.cols());
     for_each_key_block(job, i0, i1, S, [&](std::int64_t j0, std::int64_t) { st.update(job, i0, j0, S); });

@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 
 #include <cstddef>
+#include <new>
 
 #include "model/forward.h"
 
@@ -16,10 +17,18 @@ namespace softhat::model {
 // through the empty matrix first means a failed allocation leaves an empty,
 // valid buffer. When the number of coefficients is unchanged nothing is
 // reallocated, as with a plain resize.
+// An allocation that fails becomes a LimitError naming the bytes it needed
+// (exit 2), with the buffer left empty and valid.
+[[noreturn]] void buffer_allocation_failed(std::size_t bytes);
 template <typename M>
 void resize_buffer(M& m, Eigen::Index rows, Eigen::Index cols) {
   if (m.size() != rows * cols) m.resize(0, 0);
-  m.resize(rows, cols);
+  try {
+    m.resize(rows, cols);
+  } catch (const std::bad_alloc&) {
+    buffer_allocation_failed(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols) *
+                             sizeof(typename M::Scalar));
+  }
 }
 
 // Throws std::invalid_argument, naming the estimate, if a word of n symbols

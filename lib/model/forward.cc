@@ -1,5 +1,8 @@
 #include "model/forward.h"
 
+#include "util/error.h"
+#include "util/interrupt.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -164,6 +167,7 @@ struct Prepared {
     result.beta = (opt.beta ? *opt.beta : cfg.beta).at(n);
     if (opt.trace && opt.mode == AttentionMode::kSoftmax) result.margins = MarginStats{};
     for (std::size_t li = 0; li < layers.size(); ++li) {
+      throw_if_interrupted();  // one long word can take seconds per layer
       if (opt.keep_layer_inputs) result.layer_inputs.push_back(ws.X.template cast<double>());
       attention_sublayer(cfg, li, opt, ws, result);
       ffn_sublayer(li, ws);
@@ -191,7 +195,7 @@ struct Prepared {
     MatT& X = ws.X;
     pos_proj.apply(phi, X);
     for (std::int64_t j = 0; j < n_pos; ++j) X.row(j) += embed.row(ws.tokens[j]);
-    if (!X.allFinite()) throw std::runtime_error("the embedding overflows (a value is infinite or NaN)");
+    if (!X.allFinite()) throw NumericError("the embedding overflows (a value is infinite or NaN)");
   }
 
   // X += sum over the layer's heads of attention_h(X) o_proj_h^T (margins
@@ -284,7 +288,7 @@ struct Prepared {
       finite = X.allFinite();
     }
     if (!finite) {
-      throw std::runtime_error(fmt::format("layer {}: the residual stream overflows (a value is infinite or NaN)", li));
+      throw NumericError(fmt::format("layer {}: the residual stream overflows (a value is infinite or NaN)", li));
     }
   }
 

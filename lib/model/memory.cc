@@ -9,6 +9,7 @@
 #include "model/buffers.h"
 #include "model/forward.h"
 #include "util/error.h"
+#include "util/memory.h"
 
 namespace softhat::model {
 
@@ -34,18 +35,10 @@ std::size_t word_memory_bytes(const Transformer& t, std::size_t n, const RunOpti
 }
 
 void check_memory_limit(const Transformer& t, std::size_t n, const RunOptions& options) {
-  if (options.max_memory == 0) return;
-  const std::size_t need = word_memory_bytes(t, n, options);
-  if (need <= options.max_memory) return;
-  auto bytes = [](std::size_t b) {
-    if (b >= (std::size_t{1} << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(b) / (1 << 30));
-    if (b >= (std::size_t{1} << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(b) / (1 << 20));
-    if (b >= (std::size_t{1} << 10)) return fmt::format("{:.1f} KiB", static_cast<double>(b) / (1 << 10));
-    return fmt::format("{} bytes", b);
-  };
-  throw LimitError(fmt::format("a word of {} symbols needs about {} in the engine, over the limit of {}", n,
-                               bytes(need), bytes(options.max_memory)),
-                   Limit::kMemory);
+  util::check_memory(word_memory_bytes(t, n, options), options.max_memory,
+                     fmt::format("a word of {} symbols in the engine", n));
 }
+
+void buffer_allocation_failed(std::size_t bytes) { util::allocation_failed(bytes, "the engine's buffers"); }
 
 }  // namespace softhat::model

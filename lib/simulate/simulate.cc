@@ -1,5 +1,7 @@
 #include "simulate/simulate.h"
 
+#include "util/memory.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -112,6 +114,28 @@ std::optional<double> theorem_beta_on(const model::Transformer& model, const std
   return tb.beta;
 }
 
+namespace {
+// Before anything of length n is made: the softmax run and the exact
+// average-hard run (rational states, about four times the doubles).
+void check_length_memory(const model::Transformer& model, std::size_t n, std::size_t max_memory) {
+  model::RunOptions kept;
+  kept.keep_all_states = true;
+  util::check_memory(util::saturating_product({model::word_memory_bytes(model, n, kept), 4}), max_memory,
+                     fmt::format("a word of {} symbols, run exactly and in softmax,", n));
+}
+
+// gamma-hat(n): the smallest of the per-head gaps, and the head that has it.
+void take_smallest_gap(LengthReport& r) {
+  for (const model::HeadGap& g : r.heads) {
+    if (g.gap < r.gap) {
+      r.gap = g.gap;
+      r.gap_layer = g.layer;
+      r.gap_head = g.head;
+    }
+  }
+}
+}  // namespace
+
 SimulateReport simulate(const model::Transformer& model, const words::WordsAt& source, const Oracle* oracle,
                         const SimulateOptions& options) {
   SimulateReport report;
@@ -125,6 +149,7 @@ SimulateReport simulate(const model::Transformer& model, const words::WordsAt& s
   for (std::size_t n : options.lengths) {
     const util::ProgressStep step(options.progress);  // (the caller sets the total)
     throw_if_interrupted();
+    check_length_memory(model, n, options.max_memory);
     const words::WordSource at_n = source(n);
     const std::vector<std::string> tested = at_n.all();
     LengthReport r;
@@ -158,13 +183,7 @@ SimulateReport simulate(const model::Transformer& model, const words::WordsAt& s
       }
       if (keep) runs.push_back(std::move(run));
     }
-    for (const model::HeadGap& g : r.heads) {
-      if (g.gap < r.gap) {
-        r.gap = g.gap;
-        r.gap_layer = g.layer;
-        r.gap_head = g.head;
-      }
-    }
+    take_smallest_gap(r);
     r.epsilon = options.epsilon ? *options.epsilon : std::max(r.min_ahat_margin / 2, 1e-300);
     if (!(r.epsilon < model::kNoGap)) r.epsilon = 0.25;  // no words: any target
     const model::TheoremBeta tb = model::theorem_beta(norms, profile, r.epsilon);
@@ -177,6 +196,7 @@ SimulateReport simulate(const model::Transformer& model, const words::WordsAt& s
     model::RunOptions ro;
     ro.beta = model::BetaSchedule{.c = r.beta, .a = 0, .b = 0};
     ro.keep_all_states = true;
+    ro.max_memory = options.max_memory;
     for (std::size_t i = 0; i < tested.size(); ++i) {
       const std::string& w = tested[i];
       if (r.beta <= 0) break;  // no beta to run at

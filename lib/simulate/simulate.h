@@ -41,6 +41,7 @@ struct SimulateOptions {
   std::optional<model::BetaSchedule> beta;     // run softmax at this schedule instead of the theorem's beta
   bool bisect = false;  // also find the smallest beta at which every tested decision agrees (beta*)
   util::Progress* progress = nullptr;  // told of every length done (the caller adds lengths.size() to its total)
+  std::size_t max_memory = 0;  // memory one word may take, engine and exact run (0: no limit)
 };
 
 struct LengthReport {

@@ -11,6 +11,7 @@
 #include "plot/svg.h"
 #include "simulate/simulate.h"
 #include "task/khop.h"
+#include "util/memory.h"
 #include "util/random.h"
 #include "util/symbols.h"
 #include "verify/check.h"
@@ -48,12 +49,16 @@ SweepReport sweep(const model::Transformer& model, const words::WordsAt& source,
   for (std::size_t n : options.lengths) {
     throw_if_interrupted();
     const util::ProgressStep step(options.progress);
+    // Before the words of length n are made.
+    util::check_memory(model::word_memory_bytes(model, n, model::RunOptions{}), options.max_memory,
+                       fmt::format("a word of {} symbols in the engine", n));
     const std::vector<std::string> words = source(n).all();
     std::vector<Verdict> expected;
     for (const std::string& w : words) expected.push_back(oracle(w));
     auto agrees = [&](double beta) {
       model::RunOptions o;
       o.beta = model::BetaSchedule{.c = beta, .a = 0, .b = 0};
+      o.max_memory = options.max_memory;
       for (std::size_t i = 0; i < words.size(); ++i) {
         const model::RunResult r = runner.run(words[i], o);
         const Verdict verdict = r.output ? Verdict::output(*r.output) : Verdict::accept(r.accepted);

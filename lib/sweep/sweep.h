@@ -33,6 +33,7 @@ struct SweepOptions {
   std::vector<std::size_t> lengths;
   double tolerance = 0.01;  // relative width of the final bisection bracket
   util::Progress* progress = nullptr;  // told of every length done
+  std::size_t max_memory = 0;  // engine memory one word may take (0: no limit)
 };
 
 // The expected verdict of a word (accept/reject, or a transducer's output);

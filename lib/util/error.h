@@ -33,4 +33,12 @@ class LimitError : public InputError {
   Limit limit_;
 };
 
+// A model run whose numbers leave double's range (an infinite logit or
+// residual value): the weights or the inverse temperature are too large for
+// this word. An input error (exit 2), not a bug.
+class NumericError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 }  // namespace softhat

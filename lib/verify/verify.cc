@@ -12,6 +12,7 @@
 
 #include "cascade/holonomy.h"
 #include "compile/acceptor.h"
+#include "io/hash.h"
 #include "model/prefix_runner.h"
 #include "task/khop.h"
 #include "util/error.h"
@@ -304,6 +305,24 @@ std::string format_verify_reports(const std::vector<VerifyReport>& reports) {
   return out;
 }
 
+namespace {
+// The keys that identify a run; run_id hashes them.
+constexpr const char* kRunKeys[] = {"seed", "pe", "mode", "precision", "model", "run"};
+}  // namespace
+
+std::string run_id(const nlohmann::json& report) {
+  nlohmann::json id = nlohmann::json::object();
+  for (const char* key : kRunKeys) id[key] = report.value(key, nlohmann::json());
+  return io::sha256_hex(id.dump());
+}
+
+std::string content_checksum(const nlohmann::json& report) {
+  nlohmann::json content = report;
+  content.erase("checksum");
+  content.erase("command");  // added by the CLI around the report
+  return io::sha256_hex(content.dump());
+}
+
 nlohmann::ordered_json verify_reports_json(const std::vector<VerifyReport>& reports, const VerifyOptions& options) {
   nlohmann::ordered_json j;
   j["seed"] = options.seed;
@@ -312,6 +331,17 @@ nlohmann::ordered_json verify_reports_json(const std::vector<VerifyReport>& repo
   j["precision"] = options.precision == model::Precision::kDouble ? "double" : "float";
   if (!options.model_name.empty()) j["model"] = options.model_name;
   if (options.shard.count > 1) j["shard"] = fmt::format("{}/{}", options.shard.index, options.shard.count);
+  // What defines the run (its shards must agree on all of it), and its hash.
+  nlohmann::ordered_json run;
+  run["max_len"] = options.max_len ? nlohmann::ordered_json(*options.max_len) : nlohmann::ordered_json();
+  run["lengths"] = options.lengths;
+  run["samples"] = options.samples;
+  run["beta"] = options.beta ? nlohmann::ordered_json(options.beta->describe()) : nlohmann::ordered_json();
+  run["c"] = options.compile.c;
+  run["languages"] = nlohmann::ordered_json::array();
+  for (const VerifyReport& r : reports) run["languages"].push_back(r.language);
+  j["run"] = run;
+  j["run_id"] = run_id(nlohmann::json(j));
   j["languages"] = nlohmann::ordered_json::array();
   for (const VerifyReport& r : reports) {
     nlohmann::ordered_json l;
@@ -356,6 +386,7 @@ nlohmann::ordered_json verify_reports_json(const std::vector<VerifyReport>& repo
     }
     j["languages"].push_back(l);
   }
+  j["checksum"] = content_checksum(nlohmann::json(j));
   return j;
 }
 
@@ -365,30 +396,78 @@ double json_double(const nlohmann::json& v) {
 }
 }  // namespace
 
-MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards) {
+namespace {
+// One part of a merge: whole and unedited, and of the same run as the first.
+void check_part(const nlohmann::json& j, const nlohmann::json& first, const std::string& name,
+                const std::string& first_name) {
+  // Each part is whole and unedited, and of the same run as the first.
+  if (!j.contains("checksum") || !j.at("checksum").is_string()) {
+    throw InputError(fmt::format("merge: {}: no checksum (not a report of `softhat verify --json`)", name));
+  }
+  if (j.at("checksum") != content_checksum(j)) {
+    throw InputError(fmt::format("merge: {}: the checksum does not match the content (the file was edited or "
+                                 "damaged)",
+                                 name));
+  }
+  if (j.value("run_id", std::string()) != run_id(j)) {
+    throw InputError(fmt::format("merge: {}: run_id does not match the run's parameters", name));
+  }
+  for (const char* key : kRunKeys) {
+    if (j.value(key, nlohmann::json()) != first.value(key, nlohmann::json())) {
+      std::string what = key;
+      if (std::string(key) == "run") {
+        for (const auto& [k, v] : j.at("run").items()) {
+          if (first.at("run").value(k, nlohmann::json()) != v) what = k;
+        }
+      }
+      throw InputError(fmt::format("merge: {} is another run than {}: its {} differs", name, first_name, what));
+    }
+  }
+  for (const auto& l : j.at("languages")) {
+    if (!l.contains("rows")) continue;
+    for (const auto& row : l.at("rows")) {
+      if (row.at("agreed").get<std::uint64_t>() > row.at("words").get<std::uint64_t>()) {
+        throw InputError(fmt::format("merge: {}: language {} agrees on more words than it tested", name,
+                                     l.at("language").dump()));
+      }
+    }
+  }
+}
+}  // namespace
+
+MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& names) {
   if (shards.empty()) throw InputError("merge: no reports given");
+  auto name = [&](std::size_t s) { return s < names.size() ? names[s] : fmt::format("report {}", s + 1); };
   MergedVerify m;
   const nlohmann::json& first = shards[0];
   std::vector<bool> seen;
   std::uint64_t count = 0;
   for (std::size_t s = 0; s < shards.size(); ++s) {
     const nlohmann::json& j = shards[s];
-    for (const char* key : {"seed", "pe", "mode", "precision", "model"}) {
-      if (j.value(key, nlohmann::json()) != first.value(key, nlohmann::json())) throw InputError(fmt::format("merge: report {} has another {}", s + 1, key));
-    }
+    check_part(j, first, name(s), name(0));
     const Shard sh = parse_shard(j.value("shard", std::string("0/1")));
     if (s == 0) {
       count = sh.count;
       seen.assign(count, false);
     }
-    if (sh.count != count) throw InputError(fmt::format("merge: report {} is shard {}/{}, not of {}", s + 1, sh.index, sh.count, count));
-    if (seen[sh.index]) throw InputError(fmt::format("merge: shard {}/{} given twice", sh.index, sh.count));
+    if (sh.count != count) {
+      throw InputError(fmt::format("merge: {} is shard {}/{}, not of {}", name(s), sh.index, sh.count, count));
+    }
+    if (seen[sh.index]) throw InputError(fmt::format("merge: {}: shard {}/{} given twice", name(s), sh.index, sh.count));
     seen[sh.index] = true;
-    if (j.at("languages").size() != first.at("languages").size()) throw InputError("merge: the reports cover different languages");
+    if (j.at("languages").size() != first.at("languages").size()) {
+      throw InputError(fmt::format("merge: {} covers other languages than {}", name(s), name(0)));
+    }
   }
   for (std::uint64_t k = 0; k < count; ++k) {
     if (!seen[k]) throw InputError(fmt::format("merge: shard {}/{} is missing", k, count));
   }
+  const nlohmann::json& run = first.at("run");
+  if (!run.at("max_len").is_null()) m.options.max_len = run.at("max_len").get<std::size_t>();
+  m.options.lengths = run.at("lengths").get<std::vector<std::size_t>>();
+  m.options.samples = run.at("samples").get<std::size_t>();
+  if (!run.at("beta").is_null()) m.options.beta = compile::parse_beta(run.at("beta").get<std::string>());
+  m.options.compile.c = run.at("c").get<double>();
   m.options.seed = first.at("seed").get<std::uint64_t>();
   m.options.model_name = first.value("model", std::string());
   m.options.compile.pe = compile::parse_pe(first.at("pe").get<std::string>());

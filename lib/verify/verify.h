@@ -79,11 +79,18 @@ nlohmann::ordered_json verify_reports_json(const std::vector<VerifyReport>& repo
 // Shard reports (verify --shard K/N --json) combined into what one run would
 // have reported: counts summed, minima taken, the first shortest disagreement
 // (by length, row, index). Throws InputError unless the reports are the
-// shards 0..N-1 of one run (same seed, options and languages), each once.
+// shards 0..N-1 of one run (same seed, options, lengths, samples, beta and
+// languages), each once and unedited.
 struct MergedVerify {
   std::vector<VerifyReport> reports;
   VerifyOptions options;
 };
-MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards);
+// Each shard must carry its checksum (content_checksum) and the run_id of
+// the parameters that define the run; `names` (the files) label errors.
+MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& names = {});
+// sha256 of the keys that identify a run (seed, pe, mode, precision, model, run).
+std::string run_id(const nlohmann::json& report);
+// sha256 of the report without its "checksum" (and the CLI's "command").
+std::string content_checksum(const nlohmann::json& report);
 
 }  // namespace softhat::verify

@@ -2,6 +2,8 @@
 // thread count, and N shards merged equal one run byte for byte (text and
 // JSON), disagreements included; bad shard sets are refused.
 #include <catch2/catch.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <filesystem>
 
 #include "cli/cli_helpers.h"
@@ -51,7 +53,7 @@ TEST_CASE("verify: threads change nothing, four merged shards equal one run byte
   CHECK(missing.status == 2);
   CHECK(missing.err == "softhat: merge: shard 2/4 is missing\n");
   const auto twice = test::run_cli({"merge", temp("0.json"), temp("0.json"), temp("2.json"), temp("3.json")});
-  CHECK(twice.err == "softhat: merge: shard 0/4 given twice\n");
+  CHECK(twice.err == "softhat: merge: " + temp("0.json") + ": shard 0/4 given twice\n");
   CHECK(test::run_cli({"verify", "a-since-b", "--shard", "4/4"}).err ==
         "softhat: bad shard '4/4' (expected K/N with 0 <= K < N, e.g. 0/4)\n");
   CHECK(test::run_cli({"verify", "a-since-b", "--shard", "1/0"}).status == 2);
@@ -59,6 +61,61 @@ TEST_CASE("verify: threads change nothing, four merged shards equal one run byte
   for (const char* f : {"one.json", "three.json", "0.json", "1.json", "2.json", "3.json", "merged.json"}) {
     std::filesystem::remove(temp(f));
   }
+}
+
+TEST_CASE("merge refuses a shard with any field edited, and shards of another run", "[cli][shard]") {
+  const std::vector<std::string> base = {"verify", "a-since-b", "--exhaustive", "5", "--lengths", "20,30"};
+  auto shard = [&](int k, std::vector<std::string> more, const std::string& file) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), more.begin(), more.end());
+    a.insert(a.end(), {"--shard", std::to_string(k) + "/2", "--json", file});
+    const auto r = test::run_cli(a);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+  };
+  shard(0, {"--per-length", "10"}, temp("e0.json"));
+  shard(1, {"--per-length", "10"}, temp("e1.json"));
+  REQUIRE(test::run_cli({"merge", temp("e0.json"), temp("e1.json")}).status == 0);
+  const nlohmann::json good = nlohmann::json::parse(io::read_file(temp("e1.json")));
+  // Every edit of shard 1, each on its own: refused with exit 2, naming the file.
+  const std::vector<std::pair<std::string, std::function<void(nlohmann::json&)>>> edits = {
+      {"seed", [](nlohmann::json& j) { j["seed"] = 7; }},
+      {"pe", [](nlohmann::json& j) { j["pe"] = "unbounded"; }},
+      {"mode", [](nlohmann::json& j) { j["mode"] = "hard"; }},
+      {"precision", [](nlohmann::json& j) { j["precision"] = "float"; }},
+      {"model", [](nlohmann::json& j) { j["model"] = "other.safetensors"; }},
+      {"max_len", [](nlohmann::json& j) { j["run"]["max_len"] = 6; }},
+      {"lengths", [](nlohmann::json& j) { j["run"]["lengths"] = {20, 40}; }},
+      {"samples", [](nlohmann::json& j) { j["run"]["samples"] = 11; }},
+      {"beta", [](nlohmann::json& j) { j["run"]["beta"] = "2"; }},
+      {"languages", [](nlohmann::json& j) { j["run"]["languages"][0] = "no-aa"; }},
+      {"run_id", [](nlohmann::json& j) { j["run_id"] = std::string(64, '0'); }},
+      {"shard label", [](nlohmann::json& j) { j["shard"] = "0/2"; }},
+      {"agreed (101%)", [](nlohmann::json& j) { j["languages"][0]["rows"][1]["agreed"] = j["languages"][0]["rows"][1]["words"].get<int>() + 1; }},
+      {"words", [](nlohmann::json& j) { j["languages"][0]["words"] = 1; }},
+      {"a margin", [](nlohmann::json& j) { j["languages"][0]["rows"][0]["min_target_mass"] = 0.5; }},
+      {"the language", [](nlohmann::json& j) { j["languages"][0]["language"] = "no-aa"; }},
+      {"the checksum", [](nlohmann::json& j) { j["checksum"] = std::string(64, 'a'); }},
+      {"no checksum", [](nlohmann::json& j) { j.erase("checksum"); }},
+  };
+  for (const auto& [what, edit] : edits) {
+    nlohmann::json j = good;
+    edit(j);
+    io::write_file_atomically(temp("edited.json"), j.dump(2));
+    const auto r = test::run_cli({"merge", temp("e0.json"), temp("edited.json")});
+    INFO(what << ": " << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find(temp("edited.json")) != std::string::npos);
+  }
+  // A shard of another run (whole and unedited): refused, naming what differs.
+  shard(1, {"--per-length", "10", "--seed", "5"}, temp("other1.json"));
+  const auto other = test::run_cli({"merge", temp("e0.json"), temp("other1.json")});
+  CHECK(other.status == 2);
+  CHECK(other.err == "softhat: merge: " + temp("other1.json") + " is another run than " + temp("e0.json") +
+                         ": its seed differs\n");
+  shard(1, {"--per-length", "12"}, temp("other1.json"));
+  CHECK(test::run_cli({"merge", temp("e0.json"), temp("other1.json")}).err.find("its samples differs") != std::string::npos);
+  for (const char* f : {"e0.json", "e1.json", "edited.json", "other1.json"}) std::filesystem::remove(temp(f));
 }
 
 TEST_CASE("shard ranges tile every row exactly", "[shard]") {

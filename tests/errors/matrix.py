@@ -221,7 +221,7 @@ case(27, "words", "a 100 MB line (length limit; later lines processed)", C, 2,
      command="softhat classify contains-ab < (ab, 100 MB of a, ba)")
 case(28, "words", "empty input", C, 0, r"^$", stdin=b"", out_lines=[])
 case(29, "words", "a word over the memory limit", ["--max-memory", "1MB"] + C, 2,
-     r"a word of 100000 symbols needs about [\d.]+ MiB in the engine, over the limit of 1\.0 MiB; raise --max-memory",
+     r"a word of 100000 symbols in the engine needs about [\d.]+ MiB, over the limit of 1\.0 MiB; raise --max-memory",
      stdin=b"a" * 100000 + b"\nab\n", record=tsv_error)
 U = ["classify", "--formula", "'\u00e1' S b", "--alphabet", "a\u00e1b"]
 case(48, "words", "a non-ASCII symbol outside the alphabet (stream goes on)", U, 2,
@@ -284,7 +284,8 @@ newer = header.replace('\\"format_version\\":2', '\\"format_version\\":3', 1)
 case(55, "model", "a newer format version (3)",
      ["run", "--model", write("v3.safetensors", struct.pack("<Q", len(newer)) + newer.encode() + good[8 + hlen:])], 2,
      r"the file's format version 3 is newer than this softhat reads \(2\); upgrade softhat")
-v1 = header.replace('\\"format_version\\":2', '\\"format_version\\":1', 1).replace(
+v1 = header.replace('"softhat.format_version":"2"', '"softhat.format_version":"1"', 1).replace(
+    '\\"format_version\\":2', '\\"format_version\\":1', 1).replace(
     '\\"alphabet\\":\\"ab\\"', '\\"alphabet\\":\\"a\u00e1\\"', 1).encode()
 case(56, "model", "format version 1 with a non-ASCII alphabet",
      ["run", "--model", write("v1.safetensors", struct.pack("<Q", len(v1)) + v1 + good[8 + hlen:])], 2,
@@ -341,9 +342,129 @@ if not ok:
     failures.append((44, "stdout full", [f"exit {code}: {err!r}"]))
 
 
+# ---------------------------------------------------------------- hardening, round 2 (issue 20)
+def shlex_quote(p):
+    return "'" + p.replace("'", "'\\''") + "'"
+
+
+big_word = write("big-word", b"a" * 100000000 + b"\n")
+
+
+def case_shell(cid, area, title, script, status, message, command):
+    """A case that needs a shell (redirections, pipes): `script` runs with SOFTHAT set."""
+    p = subprocess.run(["bash", "-c", script], capture_output=True, timeout=600, env=dict(os.environ, SOFTHAT=SOFTHAT))
+    err = p.stderr.decode("utf-8", "replace")
+    ok = p.returncode == status and re.search(message, err) is not None
+    first = err.strip().splitlines()[0] if err.strip() else "(none)"
+    results.append((cid, area, title, command, p.returncode, first.replace(TMP, "$TMP")))
+    print(("ok   " if ok else "FAIL ") + f"{cid:>2} {title}", flush=True)
+    if not ok:
+        failures.append((cid, title, [f"exit {p.returncode}, expected {status}; stderr {err[:300]!r}"]))
+
+
+case(90, "files", "a model path naming /dev/zero", ["run", "--model", "/dev/zero"], 2,
+     r"cannot read /dev/zero: it is a character device, not a regular file", stdin=b"ab\n")
+fifo = path("fifo")
+os.mkfifo(fifo)
+case(91, "files", "a model path naming a FIFO (no hang)", ["run", "--model", fifo], 2,
+     r"cannot read .*fifo: it is a FIFO, not a regular file", stdin=b"ab\n")
+case(92, "files", "--att naming a FIFO", ["verify", "--att", fifo], 2, r"--att .*fifo: cannot read the file: it is a FIFO")
+fifo_dir = path("fifo-catalog")
+os.makedirs(fifo_dir)
+os.mkfifo(os.path.join(fifo_dir, "lang.toml"))
+case(93, "files", "a catalogue entry that is a FIFO", ["--catalog", fifo_dir, "list"], 2,
+     r"lang\.toml: cannot read the file: it is a FIFO, not a regular file")
+case_shell(94, "words", "stdin is a directory", '"$SOFTHAT" classify contains-ab < /', 2,
+           r"cannot read stdin: Is a directory", "softhat classify contains-ab < /")
+case(95, "flags", "--max-memory 0", ["--max-memory", "0", "classify", "contains-ab"], 2,
+     r"--max-memory: a memory size is positive, not 0")
+case(96, "flags", "--max-memory -5", ["--max-memory", "-5", "classify", "contains-ab"], 2,
+     r"--max-memory: a memory size is positive, not -5")
+case(97, "numbers", "beta overflow in simulate", ["simulate", "contains-ab", "--beta", "1e308*(n+1)", "--lengths", "3"], 2,
+     r"overflows at beta = inf")
+case(98, "numbers", "beta overflow in explain", ["explain", "contains-ab", "ab", "--beta", "1e308*(n+1)"], 2,
+     r"overflows at beta = inf")
+import json as _json
+hdr = _json.loads(header)
+cfg_text = hdr["__metadata__"]["softhat.config"]
+
+
+def with_config(text):
+    h = _json.loads(header)
+    h["__metadata__"]["softhat.config"] = text
+    out = _json.dumps(h, separators=(",", ":"))
+    return struct.pack("<Q", len(out)) + out.encode() + good[8 + hlen:]
+
+
+dup = cfg_text.replace('"format_version":2', '"format_version":2,"format_version":2', 1)
+case(99, "model", "a repeated key in the configuration", ["run", "--model", write("dup.safetensors", with_config(dup))], 2,
+     r'the key "format_version" appears twice in one object')
+dup_header = '{"__metadata__":{},' + header[1:]
+case(100, "model", "a repeated key in the header",
+     ["run", "--model", write("duph.safetensors", struct.pack("<Q", len(dup_header)) + dup_header.encode() + good[8 + hlen:])],
+     2, r'the key "__metadata__" appears twice in one object')
+case(101, "model", "format_version as the string \"2\"",
+     ["run", "--model", write("fvs.safetensors", with_config(cfg_text.replace('"format_version":2', '"format_version":"2"', 1)))],
+     2, r'format_version must be an integer, found "2"')
+meta = header.replace('"softhat.format_version":"2"', '"softhat.format_version":"x"', 1)
+case(102, "model", "the metadata's version disagrees with the configuration's",
+     ["run", "--model", write("fvm.safetensors", struct.pack("<Q", len(meta)) + meta.encode() + good[8 + hlen:])], 2,
+     r'softhat.format_version is "x", but the configuration')
+tmodel = path("khop.safetensors")
+assert run(["compile", "khop-1", "-o", tmodel])[0] == 0
+tgood = open(tmodel, "rb").read()
+thlen = struct.unpack("<Q", tgood[:8])[0]
+th = _json.loads(tgood[8:8 + thlen].decode())
+tcfg = _json.loads(th["__metadata__"]["softhat.config"])
+tcfg["transducer"]["default"] = "\t"
+th["__metadata__"]["softhat.config"] = _json.dumps(tcfg, separators=(",", ":"))
+tout = _json.dumps(th, separators=(",", ":"))
+case(103, "model", "a transducer symbol that is a TAB (would break TSV)",
+     ["run", "--model", write("tab.safetensors", struct.pack("<Q", len(tout)) + tout.encode() + tgood[8 + thlen:])], 2,
+     r"the transducer default has the control character 0x09 at 0")
+case(104, "automata", "a tableau too large for the state limit (no minutes-long hang)",
+     ["generate", "--formula", "F(a & X X X X X X X X X X X X X b)", "--alphabet", "ab", "--lengths", "3"], 2,
+     r"the formula's tableau needs more than 4000000 guesses .*; raise --max-states",
+     command="softhat generate --formula 'F(a & X^13 b)' --alphabet ab --lengths 3")
+p0, p1 = path("part0.json"), path("part1.json")
+for k, f in ((0, p0), (1, p1)):
+    assert run(["verify", "contains-ab", "--max-len", "6", "--lengths", "20", "--samples", "10", "--shard", f"{k}/2",
+                "--json", f])[0] == 0
+edited = _json.load(open(p1))
+edited["languages"][0]["rows"][0]["agreed"] += 1
+open(path("edited.json"), "w").write(_json.dumps(edited, indent=2))
+case(105, "merge", "a hand-edited verify shard", ["merge", p0, path("edited.json")], 2,
+     r"edited\.json: the checksum does not match the content")
+assert run(["verify", "contains-ab", "--max-len", "7", "--lengths", "20", "--samples", "10", "--shard", "1/2",
+            "--json", path("other.json")])[0] == 0
+case(106, "merge", "a shard of another run (--max-len)", ["merge", p0, path("other.json")], 2,
+     r"other\.json is another run than .*part0\.json: its max_len differs")
+case_shell(107, "output", "a reader closing the pipe early (SIGPIPE, quietly)",
+           '"$SOFTHAT" generate a-since-b --lengths 20-30 --per-length 2000 | head -1 > /dev/null; exit ${PIPESTATUS[0]}',
+           141, r"^$", "softhat generate a-since-b --lengths 20-30 --per-length 2000 | head -1")
+# Sizes from the command line, estimated before anything is allocated; under
+# `ulimit -v` (2 GiB) too, where the default --max-memory (8 GiB) is more than
+# the process may take: exit 2, never a signal.
+V = "ulimit -v 2097152; "
+for cid, title, cmd, message in (
+        (112, "generate --per-length 10^12", "generate contains-ab --lengths 10 --per-length 1000000000000",
+         r"a corpus of 1000000000000 words needs about .* over the limit of 8\.0 GiB; raise --max-memory"),
+        (113, "generate --lengths 900000-1000000", "generate contains-ab --lengths 900000-1000000",
+         r"a corpus of 10000100 words needs about .* TiB|a corpus of 10000100 words needs about"),
+        (114, "simulate dyck-2 --lengths 10^7", "simulate dyck-2 --lengths 10000000",
+         r"a word of 10000000 symbols, run exactly and in softmax, needs about"),
+        (115, "sweep at n = 10^7", "sweep contains-ab --lengths 10000000", r"needs about|out of memory"),
+        (116, "explain a long word with --max-length raised", "--max-memory 64MB explain contains-ab --max-length 100000 " + "ab" * 5000,
+         r"the attention maps of a word of 10000 symbols needs about"),
+        (117, "a word too large for the address space (ulimit -v)", "classify contains-ab < $BIG",
+         r"1 of 1 lines had errors")):
+    case_shell(cid, "memory", title + " (ulimit -v 2 GiB)", V + '"$SOFTHAT" ' + cmd.replace("$BIG", shlex_quote(big_word)),
+               2, message, "ulimit -v 2GiB; softhat " + (cmd if len(cmd) < 90 else cmd[:60] + "...").replace("$BIG", "(a line of 10^8 a)"))
+
+
 # ---------------------------------------------------------------- signals
-def interrupt(cid, title, args, no_files, command, sig=signal.SIGINT):
-    p = subprocess.Popen([SOFTHAT] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def interrupt(cid, title, args, no_files, command, sig=signal.SIGINT, stdin=None):
+    p = subprocess.Popen([SOFTHAT] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=stdin)
     time.sleep(1.0)
     running = p.poll() is None  # the command must still be at work when the signal comes
     sent = time.monotonic()
@@ -369,6 +490,20 @@ interrupt(47, "SIGTERM during generate of a counting language", ["generate", "an
           signal.SIGTERM)
 interrupt(46, "SIGINT during verify --json", ["verify", "contains-ab", "--max-len", "24", "--json", path("sig.json")],
           [path("sig.json")], "softhat verify contains-ab --max-len 24 --json FILE, then SIGINT")
+
+interrupt(108, "SIGINT while building a large tableau", ["--max-states", "100000000", "analyze", "--formula",
+          "F(a & X X X X X X X X X X X X X b)", "--alphabet", "ab"], [],
+          "softhat --max-states 100000000 analyze --formula 'F(a & X^13 b)' --alphabet ab, then SIGINT")
+idle = path("idle-fifo")
+os.mkfifo(idle)
+idle_fd = os.open(idle, os.O_RDWR)  # a writer that never writes: classify waits on the FIFO
+interrupt(109, "SIGTERM while classify waits on a FIFO", ["classify", "contains-ab"], [],
+          "softhat classify contains-ab < FIFO (nobody writes), then SIGTERM", signal.SIGTERM, stdin=idle_fd)
+os.close(idle_fd)
+interrupt(110, "SIGINT during simulate", ["simulate", "contains-ab", "--lengths", "0-18", "--exhaustive-limit", "300000"],
+          [], "softhat simulate contains-ab --lengths 0-18 --exhaustive-limit 300000, then SIGINT")
+interrupt(111, "SIGTERM during verify", ["verify", "contains-ab", "--max-len", "24"], [],
+          "softhat verify contains-ab --max-len 24, then SIGTERM", signal.SIGTERM)
 
 # ---------------------------------------------------------------- report
 subprocess.run(["rm", "-rf", TMP])
