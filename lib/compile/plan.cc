@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -13,6 +14,8 @@
 #include "util/symbols.h"
 
 namespace softhat::compile {
+
+constexpr std::int64_t kMaxModFeatures = 1'000'000;
 
 const char* pe_name(PeMode pe) { return pe == PeMode::kBounded ? "bounded" : "unbounded"; }
 
@@ -298,7 +301,20 @@ void add_input_coords(Plan& plan, Builder& b, logic::Formula root) {
     plan.pos_index = b.coord("pos:j", -1, 0);
     plan.pos_length = b.coord("pos:n", -1, -1);
   }
-  // mod(m, r): one-hot features "j mod m", added once per m.
+  // mod(m, r): one-hot features "j mod m", added once per m; m coordinates
+  // each, so their total is bounded before any is added (the DFA's period
+  // bound: mod(10^9, r) would be a residual stream 10^9 wide).
+  std::set<std::int64_t> moduli;
+  for (logic::Formula f : logic::subformulas(root)) {
+    if (f->op == logic::Op::kMod) moduli.insert(f->m);
+  }
+  std::int64_t features = 0;
+  for (std::int64_t m : moduli) features += m;
+  if (features > kMaxModFeatures) {
+    throw LimitError(fmt::format("the mod predicates need {} one-hot position features (one per residue of each "
+                                 "modulus), more than {}",
+                                 features, kMaxModFeatures));
+  }
   for (logic::Formula f : logic::subformulas(root)) {
     if (f->op != logic::Op::kMod) continue;
     const int m = static_cast<int>(f->m);

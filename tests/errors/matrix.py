@@ -466,6 +466,12 @@ for cid, title, cmd, message in (
                2, message, "ulimit -v 2GiB; softhat " + (cmd if len(cmd) < 90 else cmd[:60] + "...").replace("$BIG", "(a line of 10^8 a)"))
 
 
+case(118, "memory", "compile mod(10^9, 1): a residual stream 10^9 wide",
+     ["compile", "--formula", "mod(1000000000,1)", "--alphabet", "ab", "-o", path("mod.safetensors")], 2,
+     r"the mod predicates need 1000000000 one-hot position features .*, more than 1000000",
+     no_files=[path("mod.safetensors")])
+
+
 # ---------------------------------------------------------------- signals
 def interrupt(cid, title, args, no_files, command, sig=signal.SIGINT, stdin=None):
     p = subprocess.Popen([SOFTHAT] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=stdin)
