@@ -41,7 +41,7 @@ void setup_merge(CLI::App& app, Runner& runner) {
         }
       }
       if (shards[0].contains("corpus_shard")) {
-        const corpus::MergedCorpus m = corpus::merge_corpus_shards(shards);
+        const corpus::MergedCorpus m = corpus::merge_corpus_shards(shards, args->files);
         refuse_shortages(m.corpus, m.allow_shortage);
         report_shortages(ctx, m.corpus);
         // The merged corpus passes validate (in memory) before it is written.

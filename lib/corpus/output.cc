@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -254,6 +255,77 @@ nlohmann::ordered_json options_json(const GenerateOptions& o, io::WordFormat for
 
 }  // namespace
 
+namespace {
+// The keys that identify a generate run; its shards must agree on all of
+// them (corpus_run_id hashes them, with the shard count).
+constexpr const char* kCorpusRunKeys[] = {"softhat_version", "language", "alphabet", "formula", "source",
+                                          "allow_shortage", "command_args", "sampler", "options"};
+
+std::string corpus_run_id(const nlohmann::json& shard) {
+  const nlohmann::json label = shard.value("corpus_shard", nlohmann::json());
+  const std::string text = label.is_string() ? label.get<std::string>() : label.dump();
+  const std::string count = text.substr(text.find('/') + 1);  // the shard count (a label without '/': all of it)
+  return io::sha256_hex(io::json_keys_id(shard, kCorpusRunKeys) + " " + count);
+}
+
+// One part of a corpus merge: whole and unedited (its checksum), and of the
+// same run as the first (its run_id, recomputed, and each run key).
+void check_corpus_part(const nlohmann::json& j, const nlohmann::json& first, const std::string& name,
+                       const std::string& first_name) {
+  if (!j.contains("checksum") || !j.at("checksum").is_string()) {
+    throw InputError(fmt::format("merge: {}: no checksum (not a shard of `softhat generate --shard`)", name));
+  }
+  if (j.at("checksum") != io::json_checksum(j, {"checksum"})) {
+    throw InputError(
+        fmt::format("merge: {}: the checksum does not match the content (the file was edited or damaged)", name));
+  }
+  if (j.value("run_id", std::string()) != corpus_run_id(j)) {
+    throw InputError(fmt::format("merge: {}: run_id does not match the run's parameters", name));
+  }
+  for (const char* key : kCorpusRunKeys) {
+    if (j.value(key, nlohmann::json()) != first.value(key, nlohmann::json())) {
+      throw InputError(fmt::format("merge: {} comes from another run than {}: its {} differs", name, first_name, key));
+    }
+  }
+}
+
+// Every length of the splits has exactly one unit, in the shard whose range
+// holds it (generate_units' split), and each unit has one list per split.
+void check_units(const std::vector<LengthUnit>& units, const std::vector<std::pair<std::size_t, Shard>>& unit_shard,
+                 const std::map<std::uint64_t, std::size_t>& file_of_shard, const GenerateOptions& options,
+                 const std::function<std::string(std::size_t)>& name) {
+  std::vector<std::size_t> lengths;
+  for (const Split& split : options.splits) lengths.insert(lengths.end(), split.lengths.begin(), split.lengths.end());
+  std::sort(lengths.begin(), lengths.end());
+  lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+  std::vector<bool> have(lengths.size(), false);
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    const auto& [file, shard] = unit_shard[u];
+    const auto it = std::lower_bound(lengths.begin(), lengths.end(), units[u].length);
+    const std::size_t k = static_cast<std::size_t>(it - lengths.begin());
+    const auto [lo, hi] = shard_range(lengths.size(), shard);
+    if (it == lengths.end() || *it != units[u].length || k < lo || k >= hi) {
+      throw InputError(fmt::format("merge: {}: corpus shard {} has length {}, which is not one of its lengths",
+                                   name(file), shard.str(), units[u].length));
+    }
+    if (have[k]) throw InputError(fmt::format("merge: {}: length {} given twice", name(file), units[u].length));
+    have[k] = true;
+    if (units[u].per_split.size() != options.splits.size()) {
+      throw InputError(fmt::format("merge: {}: length {} has {} splits, not {}", name(file), units[u].length,
+                                   units[u].per_split.size(), options.splits.size()));
+    }
+  }
+  for (std::size_t k = 0; k < lengths.size(); ++k) {
+    if (have[k]) continue;
+    const std::uint64_t count = file_of_shard.size();
+    std::uint64_t i = 0;
+    while (i + 1 < count && shard_range(lengths.size(), {i, count}).second <= k) ++i;
+    throw InputError(fmt::format("merge: {}: corpus shard {}/{} lacks the words of length {}", name(file_of_shard.at(i)), i,
+                                 count, lengths[k]));
+  }
+}
+}  // namespace
+
 std::string corpus_shard_json(const std::vector<LengthUnit>& units, const ManifestInfo& info, const Shard& shard,
                               const std::string& sampler, const std::vector<std::string>& command_args) {
   nlohmann::ordered_json j;
@@ -267,6 +339,7 @@ std::string corpus_shard_json(const std::vector<LengthUnit>& units, const Manife
   j["command_args"] = command_args;
   j["sampler"] = sampler;
   j["options"] = options_json(*info.options, info.format);
+  j["run_id"] = corpus_run_id(nlohmann::json(j));
   j["units"] = nlohmann::ordered_json::array();
   for (const LengthUnit& u : units) {
     nlohmann::ordered_json unit;
@@ -285,34 +358,30 @@ std::string corpus_shard_json(const std::vector<LengthUnit>& units, const Manife
     }
     j["units"].push_back(std::move(unit));
   }
+  j["checksum"] = io::json_checksum(nlohmann::json(j), {"checksum"});
   return j.dump() + "\n";
 }
 
-MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards) {
+MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& names) {
   if (shards.empty()) throw InputError("merge: no corpus shards given");
+  auto name = [&](std::size_t s) { return s < names.size() ? names[s] : fmt::format("corpus shard {}", s + 1); };
   MergedCorpus m;
   const nlohmann::json& first = shards[0];
-  std::vector<bool> seen;
   std::uint64_t count = 0;
   std::vector<LengthUnit> units;
+  std::vector<std::pair<std::size_t, Shard>> unit_shard;  // per unit: the file it came from, and its shard
+  std::map<std::uint64_t, std::size_t> file_of_shard;     // per shard index given: its file (a map: N is the file's word)
   try {
     for (std::size_t s = 0; s < shards.size(); ++s) {
       const nlohmann::json& j = shards[s];
-      for (const char* key : {"language", "alphabet", "formula", "source", "allow_shortage", "command_args", "sampler",
-                              "options"}) {
-        if (j.at(key) != first.at(key)) {
-          throw InputError(fmt::format("merge: corpus shard {} comes from another run (its {} differs)", s + 1, key));
-        }
-      }
+      check_corpus_part(j, first, name(s), name(0));
       const Shard sh = parse_shard(j.at("corpus_shard").get<std::string>());
       if (s == 0) sym::declare(j.at("alphabet").get<std::string>());  // its symbols get their codes in order
-      if (s == 0) {
-        count = sh.count;
-        seen.assign(count, false);
+      if (s == 0) count = sh.count;
+      if (sh.count != count) throw InputError(fmt::format("merge: {} is corpus shard {}, not one of {}", name(s), sh.str(), count));
+      if (!file_of_shard.emplace(sh.index, s).second) {
+        throw InputError(fmt::format("merge: {}: corpus shard {} given twice", name(s), sh.str()));
       }
-      if (sh.count != count) throw InputError(fmt::format("merge: corpus shard {} is {}, not one of {}", s + 1, sh.str(), count));
-      if (seen[sh.index]) throw InputError(fmt::format("merge: corpus shard {} given twice", sh.str()));
-      seen[sh.index] = true;
       for (const auto& uj : j.at("units")) {
         LengthUnit u;
         u.length = uj.at("length").get<std::size_t>();
@@ -325,15 +394,20 @@ MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards) {
           }
           u.per_split.push_back(std::move(ex));
         }
+        if (!uj.at("shortages").empty() && !j.at("allow_shortage").get<bool>()) {
+          throw InputError(fmt::format("merge: {}: records a shortage at length {}, but its run refuses shortages "
+                                       "(no --allow-shortage)", name(s), u.length));
+        }
         for (const auto& sh2 : uj.at("shortages")) {
           u.shortages.push_back({sh2.at(0).get<std::string>(), sh2.at(1).get<std::size_t>(), sh2.at(2).get<std::string>(),
                                  sh2.at(3).get<std::size_t>(), sh2.at(4).get<std::size_t>(), sh2.at(5).get<std::string>()});
         }
         units.push_back(std::move(u));
+        unit_shard.emplace_back(s, sh);
       }
     }
-    for (std::uint64_t k = 0; k < count; ++k) {
-      if (!seen[k]) throw InputError(fmt::format("merge: corpus shard {}/{} is missing", k, count));
+    for (std::uint64_t k = 0; k < count; ++k) {  // the first missing one is at most the number of files
+      if (!file_of_shard.count(k)) throw InputError(fmt::format("merge: corpus shard {}/{} is missing", k, count));
     }
     const nlohmann::json& o = first.at("options");
     m.options.seed = o.at("seed").get<std::uint64_t>();
@@ -358,10 +432,11 @@ MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards) {
     m.source = first.at("source");
     m.allow_shortage = first.at("allow_shortage").get<bool>();
     m.command_args = first.at("command_args").get<std::vector<std::string>>();
+    check_units(units, unit_shard, file_of_shard, m.options, name);
     std::sort(units.begin(), units.end(), [](const LengthUnit& a, const LengthUnit& b) { return a.length < b.length; });
     m.corpus = assemble_corpus(units, m.options, first.at("sampler").get<std::string>());
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("merge: not a corpus shard: {}", e.what()));
+    throw InputError(fmt::format("merge: not a corpus shard (a key is missing or of the wrong type): {}", e.what()));
   }
   return m;
 }

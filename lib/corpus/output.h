@@ -58,7 +58,9 @@ struct MergedCorpus {
   io::WordFormat format = io::WordFormat::kTsv;
 };
 // Throws InputError unless the files are the shards 0..N-1 of one generate
-// run (same options and language), each once.
-MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards);
+// run (same run_id: options, language, sampler, version and shard count),
+// each once and unedited (each carries the checksum of its own content);
+// `names` (the files) label the errors.
+MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& names = {});
 
 }  // namespace softhat::corpus

@@ -22,4 +22,10 @@ std::string sha256_hex(std::string_view bytes) {
   return hex;
 }
 
+std::string json_checksum(const nlohmann::json& doc, std::initializer_list<const char*> omit) {
+  nlohmann::json content = doc;
+  for (const char* key : omit) content.erase(key);
+  return sha256_hex(content.dump());
+}
+
 }  // namespace softhat::io

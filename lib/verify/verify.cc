@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <set>
 #include <cstdio>
 #include <limits>
 
@@ -310,17 +311,10 @@ namespace {
 constexpr const char* kRunKeys[] = {"seed", "pe", "mode", "precision", "model", "run"};
 }  // namespace
 
-std::string run_id(const nlohmann::json& report) {
-  nlohmann::json id = nlohmann::json::object();
-  for (const char* key : kRunKeys) id[key] = report.value(key, nlohmann::json());
-  return io::sha256_hex(id.dump());
-}
+std::string run_id(const nlohmann::json& report) { return io::json_keys_id(report, kRunKeys); }
 
 std::string content_checksum(const nlohmann::json& report) {
-  nlohmann::json content = report;
-  content.erase("checksum");
-  content.erase("command");  // added by the CLI around the report
-  return io::sha256_hex(content.dump());
+  return io::json_checksum(report, {"checksum", "command"});  // "command": added by the CLI around the report
 }
 
 nlohmann::ordered_json verify_reports_json(const std::vector<VerifyReport>& reports, const VerifyOptions& options) {
@@ -440,27 +434,25 @@ MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards, const 
   auto name = [&](std::size_t s) { return s < names.size() ? names[s] : fmt::format("report {}", s + 1); };
   MergedVerify m;
   const nlohmann::json& first = shards[0];
-  std::vector<bool> seen;
+  std::set<std::uint64_t> seen;  // a set: N is the file's word, and may be anything
   std::uint64_t count = 0;
   for (std::size_t s = 0; s < shards.size(); ++s) {
     const nlohmann::json& j = shards[s];
     check_part(j, first, name(s), name(0));
     const Shard sh = parse_shard(j.value("shard", std::string("0/1")));
-    if (s == 0) {
-      count = sh.count;
-      seen.assign(count, false);
-    }
+    if (s == 0) count = sh.count;
     if (sh.count != count) {
       throw InputError(fmt::format("merge: {} is shard {}/{}, not of {}", name(s), sh.index, sh.count, count));
     }
-    if (seen[sh.index]) throw InputError(fmt::format("merge: {}: shard {}/{} given twice", name(s), sh.index, sh.count));
-    seen[sh.index] = true;
+    if (!seen.insert(sh.index).second) {
+      throw InputError(fmt::format("merge: {}: shard {}/{} given twice", name(s), sh.index, sh.count));
+    }
     if (j.at("languages").size() != first.at("languages").size()) {
       throw InputError(fmt::format("merge: {} covers other languages than {}", name(s), name(0)));
     }
   }
-  for (std::uint64_t k = 0; k < count; ++k) {
-    if (!seen[k]) throw InputError(fmt::format("merge: shard {}/{} is missing", k, count));
+  for (std::uint64_t k = 0; k < count; ++k) {  // the first missing one is at most the number of files
+    if (!seen.count(k)) throw InputError(fmt::format("merge: shard {}/{} is missing", k, count));
   }
   const nlohmann::json& run = first.at("run");
   if (!run.at("max_len").is_null()) m.options.max_len = run.at("max_len").get<std::size_t>();

@@ -8,6 +8,7 @@
 
 #include "cli/cli_helpers.h"
 #include "io/file_util.h"
+#include "io/hash.h"
 #include "verify/verify.h"
 #include "temp_path.h"
 
@@ -167,4 +168,95 @@ TEST_CASE("generate: shards merged equal one run (stdout, and a folder with its 
   CHECK(test::run_cli(args({"--shard", "0/3"})).err == "softhat: --shard needs --out FILE (the shard's JSON file)\n");
   std::filesystem::remove_all(dir);
   for (const std::string& p : parts) std::filesystem::remove(p);
+}
+
+TEST_CASE("merge refuses a corpus shard with any field edited, and validates what a forger re-checksums", "[cli][shard]") {
+  const std::vector<std::string> base = {"generate", "no-aa", "--split", "train:3-6", "--split", "test:8-9",
+                                         "--per-length", "6", "--format", "jsonl"};
+  auto shard = [&](int k, std::vector<std::string> more, const std::string& file) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), more.begin(), more.end());
+    a.insert(a.end(), {"--shard", std::to_string(k) + "/2", "--out", file});
+    REQUIRE(test::run_cli(a).status == 0);
+  };
+  shard(0, {}, temp("c0.json"));
+  shard(1, {}, temp("c1.json"));
+  REQUIRE(test::run_cli({"merge", temp("c0.json"), temp("c1.json")}).status == 0);
+  const nlohmann::json good = nlohmann::json::parse(io::read_file(temp("c1.json")));
+  REQUIRE(good.at("units").size() == 3);  // lengths 6, 8 and 9
+  auto merge_with = [&](const nlohmann::json& j) {
+    io::write_file_atomically(temp("cedit.json"), j.dump());
+    return test::run_cli({"merge", temp("c0.json"), temp("cedit.json")});
+  };
+  using Edit = std::function<void(nlohmann::json&)>;
+  // Content edits: the checksum refuses each; re-checksummed, validation or
+  // the unit check does.
+  const std::vector<std::pair<std::string, Edit>> content = {
+      {"a missing length", [](nlohmann::json& j) { j["units"].erase(1); }},
+      {"a length twice", [](nlohmann::json& j) { j["units"].push_back(j["units"][0]); }},
+      {"a length of the other shard", [](nlohmann::json& j) { j["units"][0]["length"] = 3; }},
+      {"a flipped label", [](nlohmann::json& j) { j["units"][1]["splits"][1][0][1] = false; }},
+      {"a word outside the alphabet", [](nlohmann::json& j) { j["units"][1]["splits"][1][0][0] = "abbbcbbb"; }},
+      {"an injected tab", [](nlohmann::json& j) { j["units"][1]["splits"][1][0][0] = "abbb\tbbb"; }},
+      {"an injected newline", [](nlohmann::json& j) { j["units"][1]["splits"][1][0][0] = "abbb\nbbb"; }},
+      {"a word of another length", [](nlohmann::json& j) { j["units"][1]["splits"][1][0][0] = "abbbabb"; }},
+      {"a word dropped", [](nlohmann::json& j) { j["units"][1]["splits"][1].erase(0); }},
+      {"a word duplicated", [](nlohmann::json& j) { j["units"][1]["splits"][1][1] = j["units"][1]["splits"][1][0]; }},
+      {"a split dropped", [](nlohmann::json& j) { j["units"][1]["splits"].erase(1); }},
+      {"a shortage invented", [](nlohmann::json& j) {
+         j["units"][1]["shortages"].push_back({"test", 8, "positive", 3, 2, "2"});
+       }},
+  };
+  for (const auto& [what, edit] : content) {
+    nlohmann::json j = good;
+    edit(j);
+    const auto edited = merge_with(j);
+    INFO(what << ": " << edited.err);
+    CHECK(edited.status == 2);
+    CHECK(edited.err.find(temp("cedit.json") + ": the checksum does not match") != std::string::npos);
+    j["checksum"] = io::json_checksum(j, {"checksum"});  // a forger who knows the rule
+    const auto forged = merge_with(j);
+    INFO("re-checksummed: " << forged.err);
+    CHECK(forged.status == 2);
+    CHECK(forged.out.empty());
+    CHECK((forged.err.find("not valid") != std::string::npos || forged.err.find(temp("cedit.json")) != std::string::npos));
+  }
+  // Run edits: each is refused (checksum; re-checksummed, run_id; with the
+  // run_id recomputed too, the run keys differ from the first shard's).
+  const std::vector<std::pair<std::string, Edit>> run = {
+      {"language", [](nlohmann::json& j) { j["language"] = "no-bb"; }},
+      {"alphabet", [](nlohmann::json& j) { j["alphabet"] = "abc"; }},
+      {"formula", [](nlohmann::json& j) { j["formula"] = "a"; }},
+      {"source", [](nlohmann::json& j) { j["source"]["name"] = "a-since-b"; }},
+      {"allow_shortage", [](nlohmann::json& j) { j["allow_shortage"] = true; }},
+      {"command_args", [](nlohmann::json& j) { j["command_args"].push_back("--seed"); }},
+      {"sampler", [](nlohmann::json& j) { j["sampler"] = "rejection"; }},
+      {"seed", [](nlohmann::json& j) { j["options"]["seed"] = 7; }},
+      {"per_length", [](nlohmann::json& j) { j["options"]["per_length"] = 8; }},
+      {"split lengths", [](nlohmann::json& j) { j["options"]["splits"][1]["lengths"] = "8-10"; }},
+      {"softhat_version", [](nlohmann::json& j) { j["softhat_version"] = "9.9.9"; }},
+      {"shard label", [](nlohmann::json& j) { j["corpus_shard"] = "1/3"; }},
+      {"run_id", [](nlohmann::json& j) { j["run_id"] = std::string(64, '0'); }},
+      {"the checksum", [](nlohmann::json& j) { j["checksum"] = std::string(64, 'a'); }},
+      {"no checksum", [](nlohmann::json& j) { j.erase("checksum"); }},
+  };
+  for (const auto& [what, edit] : run) {
+    nlohmann::json j = good;
+    edit(j);
+    const auto edited = merge_with(j);
+    INFO(what << ": " << edited.err);
+    CHECK(edited.status == 2);
+    CHECK(edited.err.find(temp("cedit.json")) != std::string::npos);
+  }
+  // A whole, unedited shard of another run: refused, naming what differs.
+  shard(1, {"--seed", "5"}, temp("cother.json"));
+  const auto other = test::run_cli({"merge", temp("c0.json"), temp("cother.json")});
+  CHECK(other.status == 2);
+  CHECK(other.err == "softhat: merge: " + temp("cother.json") + " comes from another run than " + temp("c0.json") +
+                         ": its command_args differs\n");
+  // A shard count no run has: refused without allocating for it.
+  nlohmann::json huge = good;
+  huge["corpus_shard"] = "1/1000000000000000000";
+  CHECK(merge_with(huge).status == 2);
+  for (const char* f : {"c0.json", "c1.json", "cedit.json", "cother.json"}) std::filesystem::remove(temp(f));
 }

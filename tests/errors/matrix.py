@@ -9,6 +9,7 @@ these cases with the messages observed (so the page stays true).
 
   matrix.py SOFTHAT DOCS_ERRORS_MD [--update]
 """
+import hashlib
 import os
 import re
 import signal
@@ -470,6 +471,42 @@ case(118, "memory", "compile mod(10^9, 1): a residual stream 10^9 wide",
      ["compile", "--formula", "mod(1000000000,1)", "--alphabet", "ab", "-o", path("mod.safetensors")], 2,
      r"the mod predicates need 1000000000 one-hot position features .*, more than 1000000",
      no_files=[path("mod.safetensors")])
+
+# Corpus shards: an edit is refused by the checksum; an edit whose forger
+# recomputed the checksum is refused by the validation of the merged corpus.
+c0, c1 = path("corpus0.json"), path("corpus1.json")
+for k, f in ((0, c0), (1, c1)):
+    assert run(["generate", "no-aa", "--split", "train:3-6", "--split", "test:8-9", "--per-length", "6",
+                "--shard", f"{k}/2", "--out", f])[0] == 0
+cgood = _json.load(open(c1, encoding="utf-8"))
+
+
+def corpus_edit(name, edit, checksum):
+    j = _json.loads(_json.dumps(cgood))
+    edit(j)
+    if checksum:  # the rule of io::json_checksum: sha256 of the compact, key-sorted JSON without "checksum"
+        body = {k: v for k, v in j.items() if k != "checksum"}
+        j["checksum"] = hashlib.sha256(_json.dumps(body, sort_keys=True, separators=(",", ":"),
+                                                   ensure_ascii=False).encode()).hexdigest()
+    open(path(name), "w", encoding="utf-8").write(_json.dumps(j, indent=1, ensure_ascii=False))
+    return ["merge", c0, path(name)]
+
+
+def flip(j):
+    j["units"][1]["splits"][1][0][1] = not j["units"][1]["splits"][1][0][1]
+
+
+case(119, "merge", "a corpus shard with a label flipped", corpus_edit("cflip.json", flip, False), 2,
+     r"cflip\.json: the checksum does not match the content")
+case(120, "merge", "a corpus shard with a label flipped and the checksum recomputed",
+     corpus_edit("cforged.json", flip, True), 2, r"merged corpus is not valid: .*label")
+case(121, "merge", "a corpus shard with a length removed (checksum recomputed)",
+     corpus_edit("cunit.json", lambda j: j["units"].pop(1), True), 2,
+     r"cunit\.json: corpus shard 1/2 lacks the words of length")
+assert run(["generate", "no-aa", "--split", "train:3-6", "--split", "test:8-9", "--per-length", "6", "--seed", "5",
+            "--shard", "1/2", "--out", path("cseed.json")])[0] == 0
+case(122, "merge", "a corpus shard of another run (--seed)", ["merge", c0, path("cseed.json")], 2,
+     r"cseed\.json comes from another run than .*corpus0\.json: its command_args differs")
 
 
 # ---------------------------------------------------------------- signals
