@@ -41,6 +41,7 @@ void setup_check(CLI::App& app, Runner& runner) {
     runner = [args](Context& ctx) {
       std::vector<verify::CheckReport> reports;
       for (const lang::Language& language : ctx.select(args->selection)) {
+        args->options.max_memory = ctx.max_memory;
         reports.push_back(verify::check_language(language, args->options));
       }
       args->json.table(ctx, verify::format_check_reports(reports));

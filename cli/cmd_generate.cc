@@ -133,6 +133,7 @@ std::vector<std::string> unsharded_command(const std::vector<std::string>& args)
 int generate_one(Context& ctx, const Args& a, const lang::Language& language, const std::string& out) {
   corpus::GenerateOptions options = a.options;
   options.max_states = ctx.max_states;
+  options.max_memory = ctx.max_memory;
   options.splits = requested_splits(a, language.name());
   options.exclude = excluded_words(a.exclude, language.alphabet());
   // The corpus is held whole before it is written: estimate it first

@@ -98,7 +98,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
             // Border positives and near-miss negatives, plus the adversarial families.
             // (Near misses by insertion or deletion have another length: gaps are per length, so they go.)
             std::vector<std::string> words;
-            for (std::string& w : verify::balanced_words(*language, n, args->samples, args->seed)) {
+            for (std::string& w : verify::balanced_words(*language, n, args->samples, args->seed, ctx.max_memory)) {
               if (w.size() == n) words.push_back(std::move(w));
             }
             for (std::string& w : set.all()) {

@@ -60,6 +60,7 @@ void setup_verify(CLI::App& app, Runner& runner) {
       args->options.mode = args->mode;
       args->options.precision = args->precision;
       args->options.threads = args->threads > 0 ? args->threads : default_threads();
+      args->options.max_memory = ctx.max_memory;
       if (!args->shard.empty()) args->options.shard = parse_shard(args->shard);
       if (!args->model.empty()) {
         args->options.model = std::make_shared<const model::Transformer>(io::load_model(args->model));

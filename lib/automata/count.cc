@@ -4,6 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "util/memory.h"
+
 namespace softhat::automata {
 
 WordCounter::WordCounter(const Dfa& dfa, std::size_t max_length)
@@ -25,6 +27,13 @@ WordCounter::WordCounter(const Dfa& dfa, std::size_t max_length)
     for (double& x : v) x = std::ldexp(x, -e);
     scale_[l] = scale_[l - 1] + e;
   }
+}
+
+std::size_t WordCounter::table_bytes(std::size_t states, std::size_t max_length) {
+  // Per length: a vector header, its values and a scale.
+  const std::size_t per_length = util::saturating_sum({sizeof(std::vector<double>) + sizeof(int),
+                                                       util::saturating_product({states, sizeof(double)})});
+  return util::saturating_product({util::saturating_sum({max_length, 1}), per_length});
 }
 
 double WordCounter::log2_count(std::size_t length) const {

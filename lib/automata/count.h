@@ -22,6 +22,10 @@ class WordCounter {
  public:
   WordCounter(const Dfa& dfa, std::size_t max_length);
 
+  // The bytes its table takes for a DFA of `states` states (saturating):
+  // callers check it against --max-memory before building one.
+  static std::size_t table_bytes(std::size_t states, std::size_t max_length);
+
   // log2 of the number of accepted words of this length (-inf if none).
   double log2_count(std::size_t length) const;
   // The exact count if it is below 2^53, else -1.

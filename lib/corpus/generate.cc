@@ -124,12 +124,19 @@ bool regular(const lang::Language& l) { return lang::has_regular_dfa(l); }
 // Membership and class sampling for one language.
 class Sampler {
  public:
-  Sampler(const lang::Language& l, std::size_t max_length, std::size_t max_states, bool border) : lang_(l) {
+  Sampler(const lang::Language& l, std::size_t max_length, std::size_t max_states, std::size_t max_memory, bool border)
+      : lang_(l) {
     if (regular(l)) {
       const automata::Dfa dfa = *lang::regular_dfa(l, max_states);
+      std::optional<automata::Dfa> border_dfa;
+      if (border) border_dfa = automata::border_positives(dfa, max_states);
+      // The count tables (positives, negatives, border), before any is built.
+      const std::size_t states = dfa.states() * 2 + (border_dfa ? border_dfa->states() : 0);
+      util::check_memory(automata::WordCounter::table_bytes(states, max_length), max_memory,
+                         fmt::format("counting the words of {} DFA states at every length up to {}", states, max_length));
       positive_ = std::make_unique<automata::WordCounter>(dfa, max_length);
       negative_ = std::make_unique<automata::WordCounter>(dfa.complement(), max_length);
-      if (border) border_ = std::make_unique<automata::WordCounter>(automata::border_positives(dfa, max_states), max_length);
+      if (border_dfa) border_ = std::make_unique<automata::WordCounter>(*border_dfa, max_length);
     } else if (l.checker) {
       try {
         counter_.emplace(*l.checker, l.alphabet(), max_length);
@@ -428,7 +435,7 @@ std::vector<LengthUnit> generate_units(const lang::Language& language, const Gen
   std::sort(lengths.begin(), lengths.end());
   lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
   if (lengths.empty()) throw InputError("no lengths to generate");
-  const Sampler sampler(language, lengths.back() + 1, o.max_states, any_border && !language.is_task());
+  const Sampler sampler(language, lengths.back() + 1, o.max_states, o.max_memory, any_border && !language.is_task());
   const auto [lo, hi] = shard_range(lengths.size(), shard);
   // This shard's lengths, and for border pairing the lengths either side.
   const std::size_t first = lo > 0 ? lo - 1 : lo, last = hi < lengths.size() ? hi + 1 : hi;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "automata/dfa.h"
+#include "util/memory.h"
 #include "util/progress.h"
 #include "lang/language.h"
 #include "util/random.h"
@@ -54,6 +55,7 @@ struct GenerateOptions {
   int threads = 1;
   bool shuffle = true;
   std::size_t max_states = automata::kDefaultMaxStates;  // the CLI passes --max-states
+  std::size_t max_memory = util::kDefaultMaxMemory;       // the CLI passes --max-memory (the samplers' tables)
   std::vector<std::string> exclude;  // words never emitted (e.g. another corpus), symbol codes
   util::Progress* progress = nullptr;  // told of every length drawn and paired (never changes the corpus)
 };

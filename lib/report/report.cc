@@ -16,6 +16,7 @@
 #include "plot/svg.h"
 #include "task/khop.h"
 #include "util/error.h"
+#include "util/memory.h"
 #include "util/random.h"
 #include "util/symbols.h"
 #include "util/version.h"
@@ -52,7 +53,7 @@ std::string example_word(const lang::Language& language, std::size_t n, std::uin
     return task::khop_word(rng, language.alphabet(), n);
   }
   for (std::size_t len : {n, n + 1, n + 2, n - 1}) {
-    const std::vector<std::string> words = verify::balanced_words(language, len, 2, seed);
+    const std::vector<std::string> words = verify::balanced_words(language, len, 2, seed, util::kDefaultMaxMemory);
     if (!words.empty()) return words.front();
   }
   return std::string(n, language.alphabet()[0]);

@@ -133,7 +133,7 @@ SweepReport sweep_subject(const model::Transformer& model, const lang::Language*
       std::mt19937_64 rng = derived_rng(plan.seed, "sweep-task:" + sym::encode(alphabet), n);
       for (std::size_t i = 0; i < plan.words; ++i) out.push_back(task::khop_word(rng, alphabet, n));
     } else if (language) {
-      out = verify::balanced_words(*language, n, plan.words, plan.seed);  // border positives, near misses
+      out = verify::balanced_words(*language, n, plan.words, plan.seed, options.max_memory);  // border positives, near misses
     } else {
       std::mt19937_64 rng = derived_rng(plan.seed, "sweep-model:" + sym::encode(alphabet), n);
       for (std::size_t i = 0; i < plan.words; ++i) out.push_back(words::random_word(rng, alphabet, n, i));

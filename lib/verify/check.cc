@@ -141,8 +141,10 @@ CheckReport check_language(const lang::Language& language, const CheckOptions& o
   // The sampled rows are seeded by the seed, the alphabet and the language,
   // not its name: a formula typed on the command line sees exactly its
   // catalogue twin's words.
+  util::check_memory(sampled_words_bytes(options.lengths, options.samples), options.max_memory,
+                     fmt::format("{} sampled words per length", options.samples));
   for (const words::WordSource& source :
-       language_rows(language, report.max_len, options.lengths, options.samples, options.seed)) {
+       language_rows(language, report.max_len, options.lengths, options.samples, options.seed, options.max_memory)) {
     CheckRow row{source.label};
     for (std::uint64_t i = 0; i < source.count; ++i) comparer.run(source.at(i), row);
     report.rows.push_back(row);

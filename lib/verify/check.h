@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "lang/language.h"
+#include "util/memory.h"
 #include "util/random.h"
 #include "util/verdict.h"
 
@@ -38,6 +39,7 @@ struct CheckOptions {
   std::vector<std::size_t> lengths = {100, 1000};
   std::size_t samples = 100;
   std::uint64_t seed = kDefaultSeed;
+  std::size_t max_memory = util::kDefaultMaxMemory;  // --max-memory: the sampled words and their samplers
 };
 
 struct Disagreement {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "corpus/generate.h"
+#include "util/memory.h"
 #include "util/random.h"
 #include "util/symbols.h"
 #include "words/words.h"
@@ -10,10 +11,11 @@
 namespace softhat::verify {
 
 std::vector<std::string> balanced_words(const lang::Language& language, std::size_t length, std::size_t samples,
-                                        std::uint64_t seed) {
+                                        std::uint64_t seed, std::size_t max_memory) {
   std::vector<std::string> words;
   if (samples == 0) return words;
   corpus::GenerateOptions g;
+  g.max_memory = max_memory;
   g.splits = {corpus::Split{.name = "verify", .lengths = {length}, .count = {}, .negatives = {}, .file = {}}};
   g.per_length = samples;
   g.negatives = corpus::Negatives::kBorder;
@@ -27,12 +29,20 @@ std::vector<std::string> balanced_words(const lang::Language& language, std::siz
   return words;
 }
 
+std::size_t sampled_words_bytes(const std::vector<std::size_t>& lengths, std::size_t samples) {
+  std::size_t bytes = 0;  // each word's symbols plus its string and record, about 64 bytes
+  for (std::size_t n : lengths) {
+    bytes = util::saturating_sum({bytes, util::saturating_product({samples, util::saturating_sum({n, 64})})});
+  }
+  return bytes;
+}
+
 std::vector<words::WordSource> language_rows(const lang::Language& language, std::size_t max_len,
                                              const std::vector<std::size_t>& lengths, std::size_t samples,
-                                             std::uint64_t seed) {
+                                             std::uint64_t seed, std::size_t max_memory) {
   std::vector<words::WordSource> rows{words::WordSource::exhaustive(language.alphabet(), max_len)};
   for (std::size_t n : lengths) {
-    rows.push_back(words::WordSource::list(fmt::format("{}", n), balanced_words(language, n, samples, seed)));
+    rows.push_back(words::WordSource::list(fmt::format("{}", n), balanced_words(language, n, samples, seed, max_memory)));
   }
   return rows;
 }

@@ -18,6 +18,7 @@
 #include "task/khop.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "util/memory.h"
 #include "util/parallel.h"
 #include "util/random.h"
 #include "util/symbols.h"
@@ -147,7 +148,9 @@ class Comparison {
 // sampled words (balanced near-misses; tasks: the task generator's words).
 std::vector<words::WordSource> verify_rows(const lang::Language& language, const VerifyOptions& options,
                                            const VerifyReport& report) {
-  if (!report.task) return language_rows(language, report.max_len, options.lengths, options.samples, options.seed);
+  if (!report.task) {
+    return language_rows(language, report.max_len, options.lengths, options.samples, options.seed, options.max_memory);
+  }
   std::vector<words::WordSource> rows{words::WordSource::exhaustive(language.alphabet(), report.max_len)};
   for (std::size_t n : options.lengths) {
     std::vector<std::string> sample;
@@ -215,8 +218,19 @@ VerifyReport verify_language(const lang::Language& language, const VerifyOptions
   run.mode = options.mode;
   run.beta = options.beta;
   run.trace = options.mode == model::AttentionMode::kSoftmax;
+  run.max_memory = options.max_memory;
   report.task = language.is_task();
   report.max_len = options.max_len.value_or(words::default_max_len(language.alphabet().size()));
+  // Before any word is drawn: the sampled words, held whole, and one engine
+  // workspace per thread for the longest word.
+  std::size_t longest = report.max_len;
+  for (std::size_t n : options.lengths) longest = std::max(longest, n);
+  const std::size_t workspaces = util::saturating_product(
+      {model::word_memory_bytes(engine.model(), longest, run), static_cast<std::size_t>(std::max(1, options.threads))});
+  util::check_memory(util::saturating_sum({sampled_words_bytes(options.lengths, options.samples), workspaces}),
+                     options.max_memory,
+                     fmt::format("verifying {} ({} words per length, up to {} symbols, {} threads)", language.name(),
+                                 options.samples, longest, std::max(1, options.threads)));
 
   const std::vector<VerdictSource> oracles = report.task ? std::vector<VerdictSource>{} : verdict_sources(language);
   report.sources.push_back("transformer");

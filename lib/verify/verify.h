@@ -18,6 +18,7 @@
 #include "compile/compiler.h"
 #include "lang/language.h"
 #include "model/forward.h"
+#include "util/memory.h"
 #include "util/progress.h"
 #include "util/shard.h"
 #include "verify/check.h"
@@ -35,6 +36,7 @@ struct VerifyOptions {
   model::Precision precision = model::Precision::kDouble;
   std::optional<model::BetaSchedule> beta;  // --beta override
   int threads = 1;  // words tested in parallel; the report does not depend on it
+  std::size_t max_memory = util::kDefaultMaxMemory;  // --max-memory: sampled words, samplers, engine workspaces
   Shard shard;      // this run's part of every row (--shard K/N, util/shard.h)
   // verify --model: this model file is tested instead of the language's
   // compiled transformer (model_name: its path, recorded in the report).

@@ -55,7 +55,7 @@ TEST_CASE("counting: catalogue languages at length 10,000 on near-boundary words
     int positives = 0;
     const std::string nm = name;
     const std::size_t n = nm == "anbncn" || nm == "twice-as-many-a" ? 9999 : 10000;  // multiples of 3
-    for (const std::string& w : verify::balanced_words(l, n, 6, 11)) {
+    for (const std::string& w : verify::balanced_words(l, n, 6, 11, 0)) {
       const bool expected = l.checker->accepts(w);
       positives += expected;
       INFO(name << " word of length " << w.size());

@@ -105,7 +105,7 @@ TEST_CASE("Dyck-k transformer: every short word and long balanced/near-miss word
     CHECK(positives > 100);
     for (std::size_t n : {64, 300}) {
       std::size_t pos = 0;
-      for (const std::string& w : verify::balanced_words(language, n, 40, 11)) {
+      for (const std::string& w : verify::balanced_words(language, n, 40, 11, 0)) {
         const bool truth = language.checker->accepts(w);
         pos += truth;
         INFO(name << " word " << w);
@@ -149,7 +149,7 @@ TEST_CASE("simulate: Dyck-2 at the theorem's beta agrees with the AHAT and the c
     words::WordSource set = simulate::model_words("()[]", n, 10, 5000, kDefaultSeed);
     if (!set.complete) {
       std::vector<std::string> list = set.all();
-      for (std::string& w : verify::balanced_words(language, n, 30, kDefaultSeed)) {
+      for (std::string& w : verify::balanced_words(language, n, 30, kDefaultSeed, 0)) {
         if (w.size() == n) list.push_back(std::move(w));
       }
       set = words::WordSource::list(set.label, std::move(list));

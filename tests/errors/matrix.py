@@ -462,7 +462,13 @@ for cid, title, cmd, message in (
         (116, "explain a long word with --max-length raised", "--max-memory 64MB explain contains-ab --max-length 100000 " + "ab" * 5000,
          r"the attention maps of a word of 10000 symbols needs about"),
         (117, "a word too large for the address space (ulimit -v)", "classify contains-ab < $BIG",
-         r"1 of 1 lines had errors")):
+         r"1 of 1 lines had errors"),
+        (123, "verify --lengths 10^7", "verify contains-ab --max-len 4 --lengths 10000000 --samples 10 --threads 2",
+         r"verifying contains-ab \(10 words per length, up to 10000000 symbols, 2 threads\) needs about .* over the limit"),
+        (124, "check --lengths 10^8", "check contains-ab --max-len 4 --lengths 100000000",
+         r"100 sampled words per length needs about .* over the limit of 8\.0 GiB"),
+        (125, "generate: the sampler's count tables", "--max-memory 1MiB generate no-aa --lengths 1000000 --per-length 1",
+         r"counting the words of \d+ DFA states at every length up to 1000001 needs about .* over the limit of 1\.0 MiB")):
     case_shell(cid, "memory", title + " (ulimit -v 2 GiB)", V + '"$SOFTHAT" ' + cmd.replace("$BIG", shlex_quote(big_word)),
                2, message, "ulimit -v 2GiB; softhat " + (cmd if len(cmd) < 90 else cmd[:60] + "...").replace("$BIG", "(a line of 10^8 a)"))
 
