@@ -261,12 +261,16 @@ namespace {
 constexpr const char* kCorpusRunKeys[] = {"softhat_version", "language", "alphabet", "formula", "source",
                                           "allow_shortage", "command_args", "sampler", "options"};
 
+}  // namespace
+
 std::string corpus_run_id(const nlohmann::json& shard) {
   const nlohmann::json label = shard.value("corpus_shard", nlohmann::json());
   const std::string text = label.is_string() ? label.get<std::string>() : label.dump();
   const std::string count = text.substr(text.find('/') + 1);  // the shard count (a label without '/': all of it)
   return io::sha256_hex(io::json_keys_id(shard, kCorpusRunKeys) + " " + count);
 }
+
+namespace {
 
 // One part of a corpus merge: whole and unedited (its checksum), and of the
 // same run as the first (its run_id, recomputed, and each run key).

@@ -61,6 +61,9 @@ struct MergedCorpus {
 // run (same run_id: options, language, sampler, version and shard count),
 // each once and unedited (each carries the checksum of its own content);
 // `names` (the files) label the errors.
+// The run_id a corpus shard must carry: sha256 of the keys that identify its
+// run and of its shard count.
+std::string corpus_run_id(const nlohmann::json& shard);
 MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& names = {});
 
 }  // namespace softhat::corpus
