@@ -557,6 +557,16 @@ interrupt(110, "SIGINT during simulate", ["simulate", "contains-ab", "--lengths"
           [], "softhat simulate contains-ab --lengths 0-18 --exhaustive-limit 300000, then SIGINT")
 interrupt(111, "SIGTERM during verify", ["verify", "contains-ab", "--max-len", "24"], [],
           "softhat verify contains-ab --max-len 24, then SIGTERM", signal.SIGTERM)
+# The other signal for each of them: both end every long-running command.
+interrupt(126, "SIGTERM while building a large tableau", ["--max-states", "100000000", "analyze", "--formula",
+          "F(a & X X X X X X X X X X X X X b)", "--alphabet", "ab"], [],
+          "softhat --max-states 100000000 analyze --formula 'F(a & X^13 b)' --alphabet ab, then SIGTERM", signal.SIGTERM)
+idle_fd = os.open(idle, os.O_RDWR)
+interrupt(127, "SIGINT while classify waits on a FIFO", ["classify", "contains-ab"], [],
+          "softhat classify contains-ab < FIFO (nobody writes), then SIGINT", stdin=idle_fd)
+os.close(idle_fd)
+interrupt(128, "SIGTERM during simulate", ["simulate", "contains-ab", "--lengths", "0-18", "--exhaustive-limit", "300000"],
+          [], "softhat simulate contains-ab --lengths 0-18 --exhaustive-limit 300000, then SIGTERM", signal.SIGTERM)
 
 # ---------------------------------------------------------------- report
 subprocess.run(["rm", "-rf", TMP])
