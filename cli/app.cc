@@ -177,6 +177,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   setup_merge(app, runner);
   setup_validate(app, runner);
   setup_score(app, runner);
+  setup_rasp(app, runner);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

@@ -14,6 +14,7 @@ struct Args {
   StreamArgs stream;
   model::AttentionMode mode = model::AttentionMode::kSoftmax;
   model::Precision precision = model::Precision::kDouble;
+  std::string program;  // --program: an S-RASP acceptor, run by its interpreter
 };
 }  // namespace
 
@@ -35,8 +36,16 @@ void setup_classify(CLI::App& app, Runner& runner) {
   add_stream_options(sub, args->stream, "word, TRUE/FALSE");
   add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard (each head's declared hard attention)");
   add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");
+  sub->add_option("--program", args->program, "an S-RASP acceptor program (.srasp; output '1'/'0' at the last "
+                                               "position), run by its reference interpreter, instead of a language");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
+      if (!args->program.empty()) {
+        if (args->selection.any()) {
+          throw InputError("classify: give a language or --program, not both");
+        }
+        return stream_program(ctx, rasp::load_program(args->program), args->stream, true);
+      }
       const lang::Language language = select_one(ctx, args->selection, true);
       return stream_language(ctx, language, args->compile, args->stream, args->mode, args->precision);
     };

@@ -10,6 +10,7 @@
 #include "corpus/validate.h"
 #include "io/file_util.h"
 #include "io/hash.h"
+#include "io/json_number.h"
 #include "util/error.h"
 #include "util/symbols.h"
 #include "verify/check.h"
@@ -47,7 +48,7 @@ Selection recorded_selection(const nlohmann::json& source) {
     s.att = {file};
   } else if (source.contains("task")) {
     s.task = text("task");
-    s.hops = source.at("hops").get<int>();
+    s.hops = io::json_int(source.at("hops"), "hops");
   } else {
     if (source.contains("formula")) s.formula = text("formula");
     if (source.contains("regex")) s.regex = text("regex");
@@ -103,7 +104,7 @@ void setup_validate(CLI::App& app, Runner& runner) {
         return kExitDisagreement;
       }
       std::size_t words = 0;
-      for (const auto& s : manifest.at("splits")) words += s.at("words").get<std::size_t>();
+      for (const auto& s : manifest.at("splits")) words += io::json_unsigned(s.at("words"), "words");
       ctx.out << fmt::format("{}: valid: {} splits, {} words, labels agree with {}\n", args->dir,
                              manifest.at("splits").size(), words, name);
       return kExitOk;

@@ -17,6 +17,7 @@
 #include "corpus/validate.h"
 #include "lang/catalog.h"
 #include "model/forward.h"
+#include "rasp/program.h"
 #include "util/progress.h"
 
 namespace softhat::cli {
@@ -69,6 +70,7 @@ void setup_report(CLI::App& app, Runner& runner);
 void setup_merge(CLI::App& app, Runner& runner);
 void setup_validate(CLI::App& app, Runner& runner);
 void setup_score(CLI::App& app, Runner& runner);
+void setup_rasp(CLI::App& app, Runner& runner);
 
 // validate: the language a corpus manifest records ("source"), as a selection;
 // then the corpus checked against it (or against `given`, if any).
@@ -154,6 +156,9 @@ void add_stream_options(CLI::App* app, StreamArgs& args, const std::string& colu
 // of stdin, one record per line (io/word_stream.h).
 int stream_language(Context& ctx, const lang::Language& language, const CompileArgs& compile, const StreamArgs& stream,
                     model::AttentionMode mode, model::Precision precision);
+// An S-RASP program's reference interpreter on the words of stdin (rasp run;
+// classify --program with acceptor: its '1'/'0' output as TRUE/FALSE).
+int stream_program(Context& ctx, const rasp::Program& program, const StreamArgs& stream, bool acceptor);
 // The model on the words of stdin (classify, transduce and run).
 int stream_model(Context& ctx, const model::Engine& engine, const StreamArgs& stream, model::RunOptions options,
                  const std::string& what);

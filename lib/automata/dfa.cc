@@ -83,6 +83,7 @@ class Builder {
     if (k > 24) throw LimitError("the formula has more than 24 future operators: its tableau is too large");
     State v(n + 8, '\0');
     for (std::uint64_t guess = 0; guess < (std::uint64_t{1} << k); ++guess) {
+      if ((guess & 4095) == 4095) throw_if_interrupted();
       for (std::size_t g = 0; g < k; ++g) v[c_.future[g]] = static_cast<char>((guess >> g) & 1);
       if (!fill(prev, letter, pos, v)) continue;
       if (prev && !consistent(*prev, v)) continue;
@@ -214,11 +215,10 @@ Dfa dfa_from_formula(logic::Formula formula, const std::string& alphabet, std::s
   const std::size_t budget = max_states > SIZE_MAX / 4 ? SIZE_MAX : max_states * 4;
   const std::size_t state_budget = max_states > SIZE_MAX / 64 ? SIZE_MAX : max_states * 64;
   std::size_t work = 0;
-  auto successors_of = [&](const State& s, std::size_t a) -> const std::vector<State>& {
-    std::string key = s;
-    key.push_back(alphabet[a]);
-    auto it = memo.find(key);
-    if (it != memo.end()) return it->second;
+  // Every computation of successors, the start's included (where no guess
+  // is ruled out by a previous position: 2^(future operators) NFA states),
+  // is charged before it runs, and the NFA states it gives after.
+  auto charge = [&] {
     throw_if_interrupted();
     work += guesses;
     if (work > budget) {
@@ -227,14 +227,24 @@ Dfa dfa_from_formula(logic::Formula formula, const std::string& alphabet, std::s
                                    budget, closure.future.size(), closure.future.size(), max_states),
                        Limit::kStates);
     }
-    std::vector<State> out;
-    builder.successors(&s, alphabet[a], out);
-    stored += out.size() + 1;
+  };
+  auto store = [&](std::size_t states) {
+    stored += states + 1;
     if (stored > state_budget) {
       throw LimitError(fmt::format("the formula's tableau exceeds {} states (64 per DFA state of the limit of {})",
                                    state_budget, max_states),
                        Limit::kStates);
     }
+  };
+  auto successors_of = [&](const State& s, std::size_t a) -> const std::vector<State>& {
+    std::string key = s;
+    key.push_back(alphabet[a]);
+    auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
+    charge();
+    std::vector<State> out;
+    builder.successors(&s, alphabet[a], out);
+    store(out.size());
     return memo.emplace(std::move(key), std::move(out)).first->second;
   };
   std::vector<State> next;
@@ -243,7 +253,9 @@ Dfa dfa_from_formula(logic::Formula formula, const std::string& alphabet, std::s
     for (std::size_t a = 0; a < k; ++a) {
       next.clear();
       if (q == 0) {
+        charge();
         builder.successors(nullptr, alphabet[a], next);
+        store(next.size());
       } else {
         for (const State& s : sets[q]) {
           const std::vector<State>& succ = successors_of(s, a);

@@ -17,6 +17,7 @@
 #include "corpus/validate.h"
 #include "io/file_util.h"
 #include "io/hash.h"
+#include "io/json_number.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/symbols.h"
@@ -386,9 +387,14 @@ MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards, cons
       if (!file_of_shard.emplace(sh.index, s).second) {
         throw InputError(fmt::format("merge: {}: corpus shard {} given twice", name(s), sh.str()));
       }
+      // A count that is not one, named with its file.
+      auto count_of = [&](const nlohmann::json& v, const char* what) {
+        if (v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)) return io::json_unsigned(v, what);
+        throw InputError(fmt::format("merge: {}: {} must be a non-negative integer, found {}", name(s), what, v.dump()));
+      };
       for (const auto& uj : j.at("units")) {
         LengthUnit u;
-        u.length = uj.at("length").get<std::size_t>();
+        u.length = count_of(uj.at("length"), "a unit's length");
         for (const auto& split : uj.at("splits")) {
           std::vector<Example> ex;
           for (const auto& e : split) {
@@ -403,8 +409,9 @@ MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards, cons
                                        "(no --allow-shortage)", name(s), u.length));
         }
         for (const auto& sh2 : uj.at("shortages")) {
-          u.shortages.push_back({sh2.at(0).get<std::string>(), sh2.at(1).get<std::size_t>(), sh2.at(2).get<std::string>(),
-                                 sh2.at(3).get<std::size_t>(), sh2.at(4).get<std::size_t>(), sh2.at(5).get<std::string>()});
+          u.shortages.push_back({sh2.at(0).get<std::string>(), count_of(sh2.at(1), "a shortage's length"),
+                                 sh2.at(2).get<std::string>(), count_of(sh2.at(3), "a shortage's wanted count"),
+                                 count_of(sh2.at(4), "a shortage's count"), sh2.at(5).get<std::string>()});
         }
         units.push_back(std::move(u));
         unit_shard.emplace_back(s, sh);
@@ -414,10 +421,10 @@ MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards, cons
       if (!file_of_shard.count(k)) throw InputError(fmt::format("merge: corpus shard {}/{} is missing", k, count));
     }
     const nlohmann::json& o = first.at("options");
-    m.options.seed = o.at("seed").get<std::uint64_t>();
+    m.options.seed = io::json_unsigned(o.at("seed"), "seed");
     m.options.balance = o.at("balance").get<bool>();
     m.options.negatives = o.at("negatives") == "border" ? Negatives::kBorder : Negatives::kUniform;
-    m.options.per_length = o.at("per_length").get<std::size_t>();
+    m.options.per_length = io::json_unsigned(o.at("per_length"), "per_length");
     m.options.shuffle = o.at("shuffle").get<bool>();
     for (const auto& sp : o.at("splits")) {
       Split split;
@@ -425,7 +432,7 @@ MergedCorpus merge_corpus_shards(const std::vector<nlohmann::json>& shards, cons
       split.lengths = words::parse_length_list(sp.at("lengths").get<std::string>(), 1'000'000);
       std::sort(split.lengths.begin(), split.lengths.end());
       split.file = sp.at("file").get<std::string>();
-      if (!sp.at("count").is_null()) split.count = sp.at("count").get<std::size_t>();
+      if (!sp.at("count").is_null()) split.count = io::json_unsigned(sp.at("count"), "count");
       if (sp.at("negatives") != "") split.negatives = sp.at("negatives") == "border" ? Negatives::kBorder : Negatives::kUniform;
       m.options.splits.push_back(std::move(split));
     }

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "corpus/generate.h"
 #include "io/hash.h"
+#include "io/json_number.h"
 #include "io/word_stream.h"
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -145,7 +147,12 @@ class SplitCheck {
     if (recorded.size() != counts.size()) return fail(0, "the manifest counts lengths the file does not have");
     if (task || !manifest_.at("balance").get<bool>()) return std::nullopt;
     for (const auto& [key, wanted] : split_.at("wanted_per_length").items()) {
-      const std::size_t n = std::stoul(key), want = wanted.get<std::size_t>();
+      std::size_t n = 0;
+      const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), n);
+      if (ec != std::errc() || end != key.data() + key.size()) {
+        return fail(0, fmt::format("wanted_per_length has the key '{}', not a length", key));
+      }
+      const std::size_t want = io::json_unsigned(wanted, "the words wanted");
       const auto it = counts.find(n);
       const std::size_t pos = it == counts.end() ? 0 : it->second.first;
       const std::size_t neg = it == counts.end() ? 0 : it->second.second;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/file_util.h"
+#include "io/json_number.h"
 #include "util/error.h"
 #include "util/read_file.h"
 #include "util/symbols.h"
@@ -73,16 +74,8 @@ ordered_json config_to_json(const model::ModelConfig& c) {
 }
 
 namespace {
-// A JSON integer within [lo, hi]. By hand because nlohmann's get<int>() casts
-// a float such as 4e80 to an integer (undefined behaviour: found by
-// fuzz_model) and narrows big integers silently.
 std::int64_t integer(const json& v, std::int64_t lo, std::int64_t hi, const std::string& what) {
-  if (!v.is_number_integer()) throw InputError(fmt::format("{} must be an integer, found {}", what, v.dump()));
-  if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)
-                             : v.get<std::int64_t>() < lo || v.get<std::int64_t>() > hi) {
-    throw InputError(fmt::format("{} is {}, outside [{}, {}]", what, v.dump(), lo, hi));
-  }
-  return v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>()) : v.get<std::int64_t>();
+  return json_integer(v, lo, hi, what);
 }
 int small_int(const json& v, const std::string& what) {
   return static_cast<int>(integer(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), what));

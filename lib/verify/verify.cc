@@ -14,6 +14,7 @@
 #include "cascade/holonomy.h"
 #include "compile/acceptor.h"
 #include "io/hash.h"
+#include "io/json_number.h"
 #include "model/prefix_runner.h"
 #include "task/khop.h"
 #include "util/error.h"
@@ -434,7 +435,7 @@ void check_part(const nlohmann::json& j, const nlohmann::json& first, const std:
   for (const auto& l : j.at("languages")) {
     if (!l.contains("rows")) continue;
     for (const auto& row : l.at("rows")) {
-      if (row.at("agreed").get<std::uint64_t>() > row.at("words").get<std::uint64_t>()) {
+      if (io::json_unsigned(row.at("agreed"), "agreed") > io::json_unsigned(row.at("words"), "words")) {
         throw InputError(fmt::format("merge: {}: language {} agrees on more words than it tested", name,
                                      l.at("language").dump()));
       }
@@ -469,12 +470,12 @@ MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards, const 
     if (!seen.count(k)) throw InputError(fmt::format("merge: shard {}/{} is missing", k, count));
   }
   const nlohmann::json& run = first.at("run");
-  if (!run.at("max_len").is_null()) m.options.max_len = run.at("max_len").get<std::size_t>();
+  if (!run.at("max_len").is_null()) m.options.max_len = io::json_unsigned(run.at("max_len"), "max_len");
   m.options.lengths = run.at("lengths").get<std::vector<std::size_t>>();
-  m.options.samples = run.at("samples").get<std::size_t>();
+  m.options.samples = io::json_unsigned(run.at("samples"), "samples");
   if (!run.at("beta").is_null()) m.options.beta = compile::parse_beta(run.at("beta").get<std::string>());
   m.options.compile.c = run.at("c").get<double>();
-  m.options.seed = first.at("seed").get<std::uint64_t>();
+  m.options.seed = io::json_unsigned(first.at("seed"), "seed");
   m.options.model_name = first.value("model", std::string());
   m.options.compile.pe = compile::parse_pe(first.at("pe").get<std::string>());
   m.options.mode = first.at("mode") == "softmax" ? model::AttentionMode::kSoftmax : model::AttentionMode::kHard;
@@ -490,12 +491,12 @@ MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards, const 
           break;
         }
         r.sources = l.at("sources").get<std::vector<std::string>>();
-        r.layers = l.at("layers").get<int>();
-        r.heads = l.at("heads").get<int>();
-        r.width = l.at("width").get<int>();
+        r.layers = io::json_int(l.at("layers"), "layers");
+        r.heads = io::json_int(l.at("heads"), "heads");
+        r.width = io::json_int(l.at("width"), "width");
         r.beta = l.at("beta").get<std::string>();
         r.task = l.at("task").get<bool>();
-        r.max_len = l.at("max_len").get<std::size_t>();
+        r.max_len = io::json_unsigned(l.at("max_len"), "max_len");
         for (const auto& row : l.at("rows")) {
           VerifyRow vr;
           vr.label = row.at("lengths").get<std::string>();
@@ -504,28 +505,28 @@ MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards, const 
       } else if (l.at("language") != r.language) {
         throw InputError("merge: the reports cover different languages");
       }
-      r.words += l.at("words").get<std::uint64_t>();
-      r.disagreements += l.at("disagreements").get<std::uint64_t>();
+      r.words += io::json_unsigned(l.at("words"), "words");
+      r.disagreements += io::json_unsigned(l.at("disagreements"), "disagreements");
       if (l.at("rows").size() != r.rows.size()) throw InputError("merge: the reports have different rows");
       for (std::size_t k = 0; k < r.rows.size(); ++k) {
         const nlohmann::json& row = l.at("rows").at(k);
         VerifyRow& vr = r.rows[k];
-        vr.words += row.at("words").get<std::uint64_t>();
-        vr.agreed += row.at("agreed").get<std::uint64_t>();
-        vr.positives += row.at("accepted").get<std::uint64_t>();
+        vr.words += io::json_unsigned(row.at("words"), "words");
+        vr.agreed += io::json_unsigned(row.at("agreed"), "agreed");
+        vr.positives += io::json_unsigned(row.at("accepted"), "accepted");
         vr.min_target_mass = std::min(vr.min_target_mass, json_double(row.at("min_target_mass")));
         vr.min_scaled_gap = std::min(vr.min_scaled_gap, json_double(row.at("min_scaled_gap")));
         vr.min_output_margin = std::min(vr.min_output_margin, json_double(row.at("min_output_margin")));
         if (r.task) {
-          vr.positions += row.at("positions").get<std::uint64_t>();
-          vr.positions_agreed += row.at("positions_agreed").get<std::uint64_t>();
+          vr.positions += io::json_unsigned(row.at("positions"), "positions");
+          vr.positions_agreed += io::json_unsigned(row.at("positions_agreed"), "positions_agreed");
         }
       }
       if (l.contains("shortest_disagreement")) {
         const nlohmann::json& d = l.at("shortest_disagreement");
         const std::string word = sym::declare(d.at("word").get<std::string>());  // UTF-8 -> codes
-        const int row = d.at("row").get<int>();
-        const std::uint64_t index = d.at("index").get<std::uint64_t>();
+        const int row = io::json_int(d.at("row"), "row");
+        const std::uint64_t index = io::json_unsigned(d.at("index"), "index");
         if (comes_first(word, row, index, r.shortest, r.shortest_row, r.shortest_index)) {
           Disagreement dis{word, {}, {}};
           if (r.task) {

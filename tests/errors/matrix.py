@@ -509,10 +509,33 @@ case(120, "merge", "a corpus shard with a label flipped and the checksum recompu
 case(121, "merge", "a corpus shard with a length removed (checksum recomputed)",
      corpus_edit("cunit.json", lambda j: j["units"].pop(1), True), 2,
      r"cunit\.json: corpus shard 1/2 lacks the words of length")
+case(129, "merge", "a corpus shard with a float where a count belongs (checksum recomputed; found by fuzz_merge)",
+     corpus_edit("cfloat.json", lambda j: j["units"][0].__setitem__("length", 2.02e33), True), 2,
+     r"cfloat\.json: a unit's length must be a non-negative integer, found 2\.02e\+33")
 assert run(["generate", "no-aa", "--split", "train:3-6", "--split", "test:8-9", "--per-length", "6", "--seed", "5",
             "--shard", "1/2", "--out", path("cseed.json")])[0] == 0
 case(122, "merge", "a corpus shard of another run (--seed)", ["merge", c0, path("cseed.json")], 2,
      r"cseed\.json comes from another run than .*corpus0\.json: its command_args differs")
+
+
+# S-RASP programs: positioned errors (tests/rasp has the full list).
+for cid, title, text, message in (
+        (130, "an S-RASP type error", "x : int := tok\noutput x\n", r"p\.srasp:2:12: 'x' is declared int, but its definition is sym"),
+        (131, "an S-RASP unknown name", "x : sym := y\noutput x\n", r"p\.srasp:2:12: unknown name 'y'"),
+        (132, "an S-RASP score without [i]/[j]", "x : sym := rmost j [all] (tok == 'a') -> tok else '#'\noutput x\n",
+         r"p\.srasp:2:27: in a score every variable is read at \[i\] or \[j\]"),
+        (133, "an S-RASP multiplication of two vectors", "x : int := pos * pos\n",
+         r"p\.srasp:2:16: a multiplication needs an integer literal as one factor"),
+        (134, "S-RASP recursion through names", "x : int := y + 1\ny : int := x\n",
+         r"p\.srasp:2:12: 'y' is defined later, at line 3 \(no recursion"),
+        (135, "an S-RASP program without output", "x : sym := tok\n", r"p\.srasp:3:1: no `output NAME` line"),
+        (136, "an S-RASP symbol outside the alphabet", "x : bool := tok == 'c'\n",
+         r"p\.srasp:2:20: 'c' is not in the input alphabet \{a, b\}"),
+        (137, "an S-RASP mask that does not exist", "x : sym := rmost j [j<k] (true) -> tok else '#'\n",
+         r"p\.srasp:2:20: expected a mask: \[all\], \[j<i\], \[j<=i\], \[j>i\] or \[j>=i\]")):
+    prog = path("p.srasp")
+    open(prog, "w").write("input alphabet {a, b}\n" + text)
+    case(cid, "rasp", title, ["rasp", "check", prog], 2, message)
 
 
 # ---------------------------------------------------------------- signals

@@ -1,0 +1,92 @@
+// softhat rasp: S-RASP programs (docs/srasp.md). `rasp check PROG` parses and
+// type-checks a program and reports its fragment and statements; `rasp run
+// PROG` runs the reference interpreter on the words of stdin, one output per
+// line, in the stream conventions of `transduce`.
+#include <fmt/format.h>
+
+#include <memory>
+#include <ostream>
+
+#include "cli/command.h"
+#include "rasp/program.h"
+#include "util/error.h"
+#include "util/symbols.h"
+
+namespace softhat::cli {
+
+namespace {
+struct Args {
+  std::string program;
+  StreamArgs stream;
+};
+
+const char* kind_text(const rasp::Statement& st) {
+  switch (st.kind) {
+    case rasp::Statement::Kind::kMap: return "position-wise";
+    case rasp::Statement::Kind::kPsum: return "psum";
+    case rasp::Statement::Kind::kSelect: return st.dir == rasp::Dir::kLeftmost ? "lmost" : "rmost";
+  }
+  return "?";
+}
+}  // namespace
+
+namespace {
+std::size_t rasp_max_positions(const Context& ctx, const rasp::Program& program) {
+  // Per position and statement: a value (8 bytes, or a short string: 32).
+  return ctx.max_memory / (32 * (program.statements.size() + 1));
+}
+}  // namespace
+
+int stream_program(Context& ctx, const rasp::Program& program, const StreamArgs& stream, bool acceptor) {
+  io::StreamOptions s = stream_options(ctx, program.alphabet, stream, !acceptor);
+  const std::unique_ptr<util::Progress> progress = ctx.progress("rasp " + program.name, "lines");
+  s.progress = progress.get();
+  const std::size_t max_positions = rasp_max_positions(ctx, program);
+  const auto summary = io::classify_stream(ctx.in, ctx.out, s, [&](std::string_view w) {
+    model::RunResult r;
+    if (acceptor) r.accepted = rasp::run_acceptor(program, w, max_positions);
+    else r.output = rasp::run_program(program, w, max_positions);
+    return r;
+  });
+  progress->finish();
+  return finish_stream(ctx, summary, stream.compare_labels);
+}
+
+void setup_rasp(CLI::App& app, Runner& runner) {
+  CLI::App* rasp = app.add_subcommand("rasp", "S-RASP programs: check one, or run its reference interpreter");
+  rasp->require_subcommand(1);
+  auto args = std::make_shared<Args>();
+
+  CLI::App* check = rasp->add_subcommand("check", "parse and type-check a program; print its fragment and statements");
+  check->add_option("program", args->program, "the program (.srasp)")->required();
+  check->callback([&runner, args] {
+    runner = [args](Context& ctx) {
+      const rasp::Program p = rasp::load_program(args->program);
+      std::size_t attention = 0, psums = 0;
+      for (const rasp::Statement& st : p.statements) {
+        attention += st.kind == rasp::Statement::Kind::kSelect;
+        psums += st.kind == rasp::Statement::Kind::kPsum;
+      }
+      ctx.out << fmt::format("{}: {}, {} statements ({} attention, {} psum), alphabet {}, output {}{}\n", p.name,
+                             rasp::fragment_name(p.fragment), p.statements.size(), attention, psums,
+                             sym::encode(p.alphabet), p.statements[static_cast<std::size_t>(p.output)].name,
+                             p.pad ? ", padded" : "");
+      for (const rasp::Statement& st : p.statements) {
+        ctx.out << fmt::format("  {:>4}  {:<8} {:<4} {}{}\n", st.line, st.name, rasp::type_name(st.type), kind_text(st),
+                               st.kind == rasp::Statement::Kind::kSelect ? std::string(" ") + rasp::mask_text(st.mask) : "");
+      }
+      return kExitOk;
+    };
+  });
+
+  CLI::App* run = rasp->add_subcommand("run", "run a program's reference interpreter on the words of stdin (word<TAB>output)");
+  run->add_option("program", args->program, "the program (.srasp)")->required();
+  run->add_flag("--header", args->stream.header, "start with a header line (word<TAB>output)");
+  run->add_flag("--compare-labels", args->stream.compare_labels,
+                "lines word<TAB>expected: report the agreement on stderr, exit 1 on a difference");
+  run->callback([&runner, args] {
+    runner = [args](Context& ctx) { return stream_program(ctx, rasp::load_program(args->program), args->stream, false); };
+  });
+}
+
+}  // namespace softhat::cli
