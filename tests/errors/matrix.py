@@ -536,6 +536,11 @@ for cid, title, text, message in (
     prog = path("p.srasp")
     open(prog, "w").write("input alphabet {a, b}\n" + text)
     case(cid, "rasp", title, ["rasp", "check", prog], 2, message)
+rotate = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "srasp", "rotate.srasp")
+case(138, "rasp", "a word with a symbol outside the program's alphabet (the stream goes on)",
+     ["rasp", "run", rotate], 2, r"1 of 3 lines had errors", stdin=b"abcd\nabx\ndcba\n",
+     out_lines=["abcd\tdabc", "abx\tERROR\tsymbol 'x' at 3 is not in the alphabet {a,b,c,d}", "dcba\tadcb"],
+     command="printf 'abcd\\nabx\\ndcba\\n' | softhat rasp run examples/srasp/rotate.srasp")
 
 
 # ---------------------------------------------------------------- signals
