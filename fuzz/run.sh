@@ -5,13 +5,13 @@
 # target; the reproducer is written to build-fuzz/crashes/.
 # Usage: fuzz/run.sh [SECONDS per target (default 60)] [TARGET...]
 #   FUZZ_RUNS=N stops a target after N executions (within SECONDS).
-#   targets: parse catalog words model compile regex att merge
+#   targets: parse catalog words model compile regex att merge rasp
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(parse catalog words model compile regex att merge)
+[ ${#targets[@]} -eq 0 ] && targets=(parse catalog words model compile regex att merge rasp)
 build="${FUZZ_BUILD:-$root/build-fuzz}"
 
 if ! command -v clang++-14 >/dev/null || ! dpkg -s libclang-rt-14-dev >/dev/null 2>&1; then
@@ -25,7 +25,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then  # an existing build (scripts/hardenin
 fi
 cmake --build "$build" -j"$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}")
 
-declare -A dict=([parse]=formula [compile]=formula [catalog]=catalog [words]=words [model]=model [regex]=regex [att]=att [merge]=merge)
+declare -A dict=([parse]=formula [compile]=formula [catalog]=catalog [words]=words [model]=model [regex]=regex [att]=att [merge]=merge [rasp]=rasp)
 mkdir -p "$build/crashes"
 status=0
 for t in "${targets[@]}"; do

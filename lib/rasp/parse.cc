@@ -352,10 +352,27 @@ class Parser {
   Expr node(Expr::Kind kind, Type type, std::size_t col, std::vector<Expr> args = {}) const {
     Expr e;
     e.kind = kind, e.type = type, e.line = line_, e.column = col, e.args = std::move(args);
+    for (const Expr& a : e.args) e.height = std::max(e.height, a.height + 1);
+    if (e.height > kMaxHeight) fail(col, fmt::format("an expression deeper than {} operations (split it into statements)", kMaxHeight));
     return e;
   }
+  static constexpr int kMaxHeight = 1000;
+
+  // Nesting (parentheses, if, !, unary -) is bounded, so that the parser's
+  // and the interpreter's recursion stay shallow on any input.
+  static constexpr int kMaxDepth = 100;
+  struct Deeper {
+    Parser& p;
+    explicit Deeper(Parser& parser) : p(parser) {
+      if (++p.depth_ > kMaxDepth) p.fail(p.column(), fmt::format("expressions nest deeper than {} levels", kMaxDepth));
+    }
+    ~Deeper() { --p.depth_; }
+    Deeper(const Deeper&) = delete;
+    Deeper& operator=(const Deeper&) = delete;
+  };
 
   Expr parse_expr(Ctx ctx) {
+    const Deeper deeper(*this);
     if (at_word("if")) {
       const std::size_t col = column();
       ++pos_;
@@ -389,6 +406,7 @@ class Parser {
   }
 
   Expr parse_not(Ctx ctx) {
+    const Deeper deeper(*this);
     if (at("!")) {
       const std::size_t col = column();
       ++pos_;
@@ -492,6 +510,7 @@ class Parser {
       return e;
     }
     if (at("-")) {
+      const Deeper deeper(*this);
       ++pos_;
       Expr e = parse_atom(ctx);
       require(e, Type::kInt, "the operand of unary -");
@@ -624,6 +643,7 @@ class Parser {
   std::map<std::string, int> names_;
   std::map<std::string, std::size_t> later_;  // every statement's name -> its line
   std::string defining_;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -55,6 +55,7 @@ struct Expr {
   At at = At::kHere;        // kVar
   std::vector<Expr> args;
   std::size_t line = 0, column = 0;
+  int height = 1;  // of the tree (bounded by the parser: recursion over it stays shallow)
 };
 
 enum class Dir : unsigned char { kLeftmost, kRightmost };

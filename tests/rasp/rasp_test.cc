@@ -265,3 +265,18 @@ TEST_CASE("malformed programs give the line, the column and what was expected", 
     }
   }
 }
+
+TEST_CASE("deep nesting and long chains are refused at a position, not by a stack overflow", "[rasp]") {
+  std::string chain = "input alphabet {a}\nx : int := 1";
+  for (int k = 0; k < 1500; ++k) chain += "+1";
+  chain += "\nout : sym := tok\noutput out\n";
+  CHECK_THROWS_WITH(rasp::parse_program(chain, "p"), Catch::Matchers::StartsWith("p:2:") &&
+                                                         Catch::Matchers::EndsWith("an expression deeper than 1000 operations (split it into statements)"));
+  const std::string parens = "input alphabet {a}\nx : int := " + std::string(300, '(') + "1" + std::string(300, ')') + "\n";
+  CHECK_THROWS_WITH(rasp::parse_program(parens, "p"), Catch::Matchers::EndsWith("expressions nest deeper than 100 levels"));
+  // Within the bounds, a long chain parses and runs.
+  std::string ok = "input alphabet {a}\nx : int := 0";
+  for (int k = 0; k < 900; ++k) ok += "+1";
+  ok += "\nout : sym := if x == 900 then 'a' else '#'\noutput out\n";
+  CHECK(rasp::run_program(rasp::parse_program(ok, "p"), sym::declare("aa"), 10) == sym::declare("aa"));
+}
