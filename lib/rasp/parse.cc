@@ -62,11 +62,16 @@ std::string describe(const Token& t) {
   }
 }
 
-// The length in bytes of the UTF-8 sequence starting at s[k] (1 for a stray byte).
+// The length in bytes of the UTF-8 sequence starting at s[k]; 0 if the
+// bytes there are not one (a stray or truncated sequence).
 std::size_t utf8_length(std::string_view s, std::size_t k) {
   const auto c = static_cast<unsigned char>(s[k]);
-  const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
-  return k + len <= s.size() ? len : 1;
+  const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+  if (len == 0 || k + len > s.size()) return 0;
+  for (std::size_t b = 1; b < len; ++b) {
+    if ((static_cast<unsigned char>(s[k + b]) & 0xC0) != 0x80) return 0;
+  }
+  return len;
 }
 
 enum class Ctx : unsigned char { kMap, kScore, kValue, kDefault, kPad };
@@ -143,6 +148,7 @@ class Parser {
       } else if (c == '\'') {
         if (k + 1 >= line.size()) fail(k + 1, "a symbol literal is not closed (expected 'x')");
         const std::size_t len = utf8_length(line, k + 1);
+        if (len == 0) fail(k + 2, "invalid UTF-8 in a symbol literal");
         if (k + 1 + len >= line.size() || line[k + 1 + len] != '\'') {
           fail(k + 1, "a symbol literal holds exactly one character, as in 'a' (expected a closing ')");
         }
@@ -155,7 +161,9 @@ class Parser {
         }
         if (t.text.empty()) {
           if (std::string_view(":()[]{},!<>+-*=").find(c) == std::string_view::npos) {
-            fail(k + 1, fmt::format("unexpected character '{}'", std::string(line.substr(k, utf8_length(line, k)))));
+            const std::size_t len = utf8_length(line, k);
+            if (len == 0) fail(k + 1, "invalid UTF-8");
+            fail(k + 1, fmt::format("unexpected character '{}'", std::string(line.substr(k, len))));
           }
           t.text = std::string(1, c);
         }
@@ -234,6 +242,7 @@ class Parser {
       while (k < close && (line[k] == ' ' || line[k] == '\t')) ++k;
       if (k >= close) fail(k + 1, "expected a symbol");
       const std::size_t len = utf8_length(line, k);
+      if (len == 0) fail(k + 1, "invalid UTF-8 (expected a symbol)");
       std::string s(line.substr(k, len));
       if (s == "#") fail(k + 1, "'#' is the padding symbol: it cannot be an input symbol");
       if (std::find(seen.begin(), seen.end(), s) != seen.end()) fail(k + 1, fmt::format("'{}' is listed twice", s));
@@ -247,8 +256,8 @@ class Parser {
     }
     const std::size_t rest = line.find_first_not_of(" \t", close + 1);
     if (rest != std::string_view::npos && line.substr(rest, 2) != "--") fail(rest + 1, "expected the end of the line after '}'");
-    for (const std::string& s : seen) program_.alphabet += sym::declare(s);
-    program_.pad_symbol = sym::declare("#");
+    for (const std::string& s : seen) program_.alphabet += declare(s, open + 1);
+    program_.pad_symbol = declare("#", open + 1);
   }
 
   void parse_statement() {
@@ -340,6 +349,15 @@ class Parser {
     }
     expect("]", "']' closing the mask");
     return m;
+  }
+
+  // A symbol's code (util/symbols.h); a full symbol table is an error here.
+  std::string declare(const std::string& s, std::size_t col) const {
+    try {
+      return sym::declare(s);
+    } catch (const InputError& e) {
+      fail(col, e.what());
+    }
   }
 
   void check_type(const Statement& st, Type found, std::size_t col) const {
@@ -506,7 +524,7 @@ class Parser {
       ++pos_;
       if (ctx == Ctx::kPad) fail(col, "the padding polynomial is over n: integers, n, + - *");
       Expr e = node(Expr::Kind::kSym, Type::kSym, col);
-      e.symbol = sym::declare(t.text);
+      e.symbol = declare(t.text, col);
       return e;
     }
     if (at("-")) {
