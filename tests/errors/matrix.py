@@ -427,6 +427,10 @@ case(104, "automata", "a tableau too large for the state limit (no minutes-long 
      ["generate", "--formula", "F(a & X X X X X X X X X X X X X b)", "--alphabet", "ab", "--lengths", "3"], 2,
      r"the formula's tableau needs more than 4000000 guesses .*; raise --max-states",
      command="softhat generate --formula 'F(a & X^13 b)' --alphabet ab --lengths 3")
+case(139, "automata", "a tableau whose start state alone passes the state limit's work (found by fuzz_compile)",
+     ["--max-states", "2000", "generate", "--formula", "bSXXFXb|bSXXFXOXFaSFFXXXOXFaSFFXXXFaSFFXXaSFa", "--alphabet", "ab",
+      "--lengths", "3"], 2, r"the formula's tableau needs more than 8000 guesses \(22 future operators",
+     command="softhat --max-states 2000 generate --formula 'bSXXFXb|bSXXFXOX...' --alphabet ab --lengths 3")
 p0, p1 = path("part0.json"), path("part1.json")
 for k, f in ((0, p0), (1, p1)):
     assert run(["verify", "contains-ab", "--max-len", "6", "--lengths", "20", "--samples", "10", "--shard", f"{k}/2",
