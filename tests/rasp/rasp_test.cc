@@ -117,7 +117,9 @@ std::string plain(const std::string& codes) { return sym::encode(codes); }
 }  // namespace
 
 TEST_CASE("every S-RASP example agrees with its oracle on all short words and 200 random long ones", "[rasp]") {
-  for (const auto& [name, oracle] : oracles()) {
+  for (const auto& entry : oracles()) {  // (clang 14 lambdas cannot capture structured bindings)
+    const std::string& name = entry.first;
+    const auto& oracle = entry.second;
     const rasp::Program p = rasp::load_program(kDir + name + ".srasp");
     const std::size_t short_len = p.alphabet.size() <= 4 ? 6 : 5;
     const bool padded = p.pad.has_value();  // square, msquare: N = n^2, so long words stay shorter
