@@ -164,7 +164,7 @@ std::string run_program(const Program& program, std::string_view word, std::size
   std::string out;
   for (const std::string& s : t.symbols[static_cast<std::size_t>(program.output)]) {
     for (char c : s) {
-      if (std::string(1, c) != program.pad_symbol) out += c;
+      if (c != program.pad_symbol[0]) out += c;  // the pad symbol is one code
     }
   }
   return out;
