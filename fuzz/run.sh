@@ -5,6 +5,7 @@
 # target; the reproducer is written to build-fuzz/crashes/.
 # Usage: fuzz/run.sh [SECONDS per target (default 60)] [TARGET...]
 #   FUZZ_RUNS=N stops a target after N executions (within SECONDS).
+#   FUZZ_SEED=S seeds libFuzzer's mutations (default 1, so a CI run is reproducible; 0 = random).
 #   targets: parse catalog words model compile regex att merge rasp
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,7 +36,7 @@ for t in "${targets[@]}"; do
   log="$build/fuzz_$t.log"
   echo "== fuzz_$t: ${seconds} s"
   if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-     "$build/fuzz/fuzz_$t" "$work" -dict="$root/fuzz/dict/${dict[$t]}.dict" -max_total_time="$seconds" \
+     "$build/fuzz/fuzz_$t" "$work" -dict="$root/fuzz/dict/${dict[$t]}.dict" -max_total_time="$seconds" -seed="${FUZZ_SEED:-1}" \
        ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} -max_len=4096 -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
        -artifact_prefix="$build/crashes/${t}-" >"$log" 2>&1; then
     grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$log" | sed 's/^/   /'

@@ -442,6 +442,26 @@ void check_part(const nlohmann::json& j, const nlohmann::json& first, const std:
     }
   }
 }
+// A merged language's shortest disagreement is what the summary prints: one
+// is present exactly when some word disagreed, with a verdict per source (or
+// the two outputs of a transducer). A forged part may claim otherwise.
+void check_disagreement(const VerifyReport& r) {
+  if (!r.skipped.empty()) return;
+  if (r.disagreements > r.words) {
+    throw InputError(fmt::format("merge: {}: {} disagreements among {} words", r.language, r.disagreements, r.words));
+  }
+  if (r.disagreements == 0) {
+    if (r.shortest) throw InputError(fmt::format("merge: {}: a shortest disagreement but no disagreements", r.language));
+    return;
+  }
+  if (!r.shortest) throw InputError(fmt::format("merge: {}: disagreements but no shortest disagreement", r.language));
+  const std::size_t have = r.task ? r.shortest->outputs.size() : r.shortest->verdicts.size();
+  const std::size_t want = r.task ? 2 : r.sources.size();
+  if (have != want) {
+    throw InputError(fmt::format("merge: {}: the shortest disagreement has {} {}, not {}", r.language, have,
+                                 r.task ? "outputs" : "verdicts", want));
+  }
+}
 }  // namespace
 
 MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& names) {
@@ -539,6 +559,7 @@ MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards, const 
         }
       }
     }
+    check_disagreement(r);
     m.reports.push_back(std::move(r));
   }
   return m;
