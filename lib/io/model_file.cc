@@ -54,6 +54,11 @@ ordered_json config_to_json(const model::ModelConfig& c) {
                        {"default", sym::encode(c.transducer->default_symbol)},
                        {"threshold", c.transducer->threshold}};
   }
+  if (c.program) {
+    ordered_json flags = ordered_json::array();
+    for (const auto& f : c.program->range_flags) flags.push_back({{"coordinate", f.coordinate}, {"what", f.what}});
+    j["program"] = {{"pad", c.program->pad}, {"pad_symbol", sym::encode(c.program->pad_symbol)}, {"range_flags", flags}};
+  }
   j["layers"] = ordered_json::array();
   for (const model::LayerConfig& l : c.layers) {
     ordered_json layer;
@@ -154,6 +159,18 @@ model::ModelConfig config_from_json(const json& j) {
       tr.default_symbol = def[0];
       tr.threshold = t.at("threshold").get<double>();
       c.transducer = std::move(tr);
+    }
+    if (j.contains("program")) {
+      const json& p = j.at("program");
+      model::ProgramIo io;
+      for (const json& v : p.at("pad")) io.pad.push_back(json_integer(v, -(std::int64_t{1} << 40), std::int64_t{1} << 40, "a padding coefficient"));
+      const std::string pad = symbols(p.at("pad_symbol"), c.format_version, "the pad symbol");
+      if (pad.size() != 1) throw InputError("model configuration: the pad symbol must be one symbol");
+      io.pad_symbol = pad[0];
+      for (const json& f : p.at("range_flags")) {
+        io.range_flags.push_back({small_int(f.at("coordinate"), "range flag coordinate"), f.at("what").get<std::string>()});
+      }
+      c.program = std::move(io);
     }
     for (const auto& lj : j.at("layers")) {
       model::LayerConfig l;

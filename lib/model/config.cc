@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "util/symbols.h"
@@ -81,6 +82,20 @@ PositionFeature parse_position_feature(const std::string& name) {
       name));
 }
 
+std::size_t ProgramIo::padded_length(std::size_t n) const {
+  // Horner's rule in 128 bits, checked after every step (pad(n) may be negative midway).
+  const __int128 limit = static_cast<__int128>(std::numeric_limits<std::int64_t>::max());
+  __int128 v = 0;
+  for (std::size_t k = pad.size(); k-- > 0;) {
+    v = v * static_cast<__int128>(n) + pad[k];
+    if (v > limit || v < -limit) throw std::invalid_argument(fmt::format("the padding of a word of length {} overflows", n));
+  }
+  if (v < 0) throw std::invalid_argument(fmt::format("the padding polynomial is negative at n = {}", n));
+  const __int128 total = v + static_cast<__int128>(n);
+  if (total > limit) throw std::invalid_argument(fmt::format("the padded length of a word of length {} overflows", n));
+  return static_cast<std::size_t>(total);
+}
+
 double BetaSchedule::at(std::int64_t n) const {
   const double np1 = static_cast<double>(n + 1);
   double beta = c;
@@ -134,6 +149,16 @@ void ModelConfig::validate() const {
       if (c < 0 || c >= d_model) fail(fmt::format("transducer coordinate {} is outside 0..{}", c, d_model - 1));
     }
     if (!std::isfinite(transducer->threshold)) fail("the transducer threshold is not finite");
+  }
+  if (program) {
+    if (!transducer) fail("a program model is a transducer: it needs a transducer readout");
+    if (alphabet.find(program->pad_symbol) == std::string::npos) fail("the program's pad symbol is not in the alphabet");
+    if (program->pad.size() > 8) fail("the padding polynomial has a degree above 7");
+    for (const ProgramIo::Flag& f : program->range_flags) {
+      if (f.coordinate < 0 || f.coordinate >= d_model) {
+        fail(fmt::format("range flag coordinate {} is outside 0..{}", f.coordinate, d_model - 1));
+      }
+    }
   }
   if (!std::isfinite(beta.c) || !std::isfinite(beta.a) || !std::isfinite(beta.b) || beta.c <= 0) {
     fail("the inverse temperature schedule needs a finite c > 0 and finite exponents");

@@ -98,6 +98,23 @@ struct TransducerReadout {
 // The model file's format version (docs/model-format.md). 2: the alphabet
 // and the transducer symbols are UTF-8 text, one code point per symbol. 1
 // (still read): ASCII alphabets only, one byte per symbol.
+// Models compiled from S-RASP programs (rasp/compile.h; model-format.md,
+// "Program models"): the model reads the word padded with pad(n) copies of
+// pad_symbol, its output drops every pad_symbol, and a word whose run sets a
+// range flag (> 1/2 at a real position) is refused: an integer left the range
+// the construction is exact for.
+struct ProgramIo {
+  std::vector<std::int64_t> pad;  // pad(n) = sum_k pad[k] n^k (empty: no padding)
+  char pad_symbol = '#';
+  struct Flag {
+    int coordinate = 0;
+    std::string what;
+  };
+  std::vector<Flag> range_flags;
+  // n + pad(n); throws std::invalid_argument if pad(n) < 0 or the length overflows.
+  std::size_t padded_length(std::size_t n) const;
+};
+
 inline constexpr int kFormatVersion = 2;
 inline constexpr int kOldestFormatVersion = 1;
 
@@ -111,6 +128,7 @@ struct ModelConfig {
   std::vector<LayerConfig> layers;
   Readout readout;
   std::optional<TransducerReadout> transducer;  // set for transducers (one output symbol per position)
+  std::optional<ProgramIo> program;             // set for models compiled from S-RASP programs
   std::map<std::string, std::string> notes;  // free-form provenance (formula, construction, ...)
 
   int position_width() const;  // sum of feature widths

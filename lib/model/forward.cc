@@ -345,7 +345,40 @@ Runner::Runner(const Engine& engine) : engine_(&engine), workspace_(std::make_un
 Runner::~Runner() = default;
 Runner::Runner(Runner&&) noexcept = default;
 
+std::string program_input(const ModelConfig& config, std::string_view word) {
+  std::string padded(word);
+  if (config.program) padded.append(config.program->padded_length(word.size()) - word.size(), config.program->pad_symbol);
+  return padded;
+}
+
+void program_output(const ModelConfig& config, const Matrix& states, RunResult& result) {
+  if (!config.program) return;
+  for (std::int64_t t = 1; t < states.rows(); ++t) {
+    for (const ProgramIo::Flag& f : config.program->range_flags) {
+      if (states(t, f.coordinate) > 0.5) {
+        throw std::invalid_argument(fmt::format("position {}: {} (outside the range the compiled model is exact for)",
+                                                t - 1, f.what));
+      }
+    }
+  }
+  if (result.output) std::erase(*result.output, config.program->pad_symbol);
+}
+
 RunResult Runner::run(std::string_view word, const RunOptions& options) {
+  const Transformer& model = engine_->model_;
+  if (model.config.program) {  // pad, run, check the range flags, drop the pad symbols
+    const std::string padded = program_input(model.config, word);
+    RunOptions opt = options;
+    opt.keep_all_states = true;
+    RunResult result = run_padded(padded, opt);
+    program_output(model.config, result.states, result);
+    if (!options.keep_all_states) result.states.resize(0, 0);
+    return result;
+  }
+  return run_padded(word, options);
+}
+
+RunResult Runner::run_padded(std::string_view word, const RunOptions& options) {
   const Transformer& model = engine_->model_;
   check_memory_limit(model, word.size(), options);
   // Buffers of long words are given back when the word is done, so memory

@@ -92,6 +92,13 @@ bool key_visible(Mask mask, std::int64_t i, std::int64_t j);
 // |best coordinate - threshold| (+inf for the empty word).
 std::string read_transduction(const TransducerReadout& readout, const Matrix& states, double* min_margin = nullptr);
 
+// Program models (config.program): the padded input of a word, and the
+// output's post-processing from the final residual stream (range flags, then
+// the pad symbols dropped). program_output throws std::invalid_argument, naming
+// the position, when a range flag is set. Both do nothing for other models.
+std::string program_input(const ModelConfig& config, std::string_view word);
+void program_output(const ModelConfig& config, const Matrix& states, RunResult& result);
+
 class Runner;
 
 // The prepared weights of one model. Immutable once built: any number of
@@ -130,12 +137,15 @@ class Runner {
   // Throws std::invalid_argument if the word has a symbol outside the alphabet
   // or would need more than options.max_memory; std::runtime_error if an
   // attention row has no finite score or the residual stream overflows.
+  // A program model's word is padded first (program_input), and its output
+  // post-processed (program_output).
   RunResult run(std::string_view word, const RunOptions& options = {});
   const Engine& engine() const { return *engine_; }
 
   struct Workspace;
 
  private:
+  RunResult run_padded(std::string_view word, const RunOptions& options);
   const Engine* engine_;
   std::unique_ptr<Workspace> workspace_;
 };

@@ -66,6 +66,43 @@ struct Val {
   Range range;                // int
 };
 
+// The coefficients of a padding polynomial over n, constant first.
+std::vector<std::int64_t> pad_coefficients(const Expr& e) {
+  using K = Expr::Kind;
+  auto add = [](std::vector<std::int64_t> a, const std::vector<std::int64_t>& b, std::int64_t s) {
+    a.resize(std::max(a.size(), b.size()), 0);
+    for (std::size_t k = 0; k < b.size(); ++k) {
+      std::int64_t term = 0;
+      if (__builtin_mul_overflow(b[k], s, &term) || __builtin_add_overflow(a[k], term, &a[k])) {
+        throw CompileError("the padding polynomial's coefficients overflow");
+      }
+    }
+    return a;
+  };
+  switch (e.kind) {
+    case K::kInt: return {e.number};
+    case K::kVar: return {0, 1};
+    case K::kNeg: return add({}, pad_coefficients(e.args[0]), -1);
+    case K::kAdd: return add(pad_coefficients(e.args[0]), pad_coefficients(e.args[1]), 1);
+    case K::kSub: return add(pad_coefficients(e.args[0]), pad_coefficients(e.args[1]), -1);
+    case K::kMul: {
+      const auto a = pad_coefficients(e.args[0]), b = pad_coefficients(e.args[1]);
+      std::vector<std::int64_t> r(a.size() + b.size() - 1, 0);
+      for (std::size_t x = 0; x < a.size(); ++x) {
+        for (std::size_t y = 0; y < b.size(); ++y) {
+          std::int64_t t = 0;
+          if (__builtin_mul_overflow(a[x], b[y], &t) || __builtin_add_overflow(r[x + y], t, &r[x + y])) {
+            throw CompileError("the padding polynomial's coefficients overflow");
+          }
+        }
+      }
+      if (r.size() > 8) throw CompileError("the padding polynomial has a degree above 7");
+      return r;
+    }
+    default: throw CompileError("the padding polynomial is not a polynomial in n");
+  }
+}
+
 bool is_logic(const Expr& e) {
   using K = Expr::Kind;
   switch (e.kind) {
@@ -845,6 +882,11 @@ CompiledProgram Compiler::build(const Val& out) {
   }
   result.flags = flags_;
   result.pad_symbol = p_.pad_symbol;
+  model::ProgramIo io;
+  if (p_.pad) io.pad = pad_coefficients(*p_.pad);
+  io.pad_symbol = p_.pad_symbol[0];
+  for (const RangeFlag& f : flags_) io.range_flags.push_back({f.coordinate, f.what});
+  result.model.config.program = io;
   result.model.config.beta = scheduled_beta(result);
   m.config.validate();
   return result;
@@ -879,32 +921,14 @@ model::BetaSchedule scheduled_beta(const CompiledProgram& compiled) {
 
 CompiledProgram compile_program(const Program& program) { return Compiler(program).run(); }
 
-CompiledRun run_compiled(const Program& program, const CompiledProgram& compiled, const model::Engine& engine,
-                         std::string_view word, const model::RunOptions& options) {
-  const std::size_t padded = program.length_with_padding(word.size());
-  std::string input(word);
-  input.append(padded - word.size(), compiled.pad_symbol[0]);
-  model::RunOptions opt = options;
-  opt.keep_all_states = true;
-  CompiledRun r;
-  r.result = engine.run(input, opt);
-  r.beta = r.result.beta;
-  r.min_symbol_margin = r.result.min_symbol_margin;
-  for (std::size_t t = 1; t <= padded && !r.range_error; ++t) {
-    for (const RangeFlag& f : compiled.flags) {
-      if (r.result.states(static_cast<int>(t), f.coordinate) > 0.5) {
-        r.range_error = fmt::format("position {}: {} (outside the compiled range)", t - 1, f.what);
-        break;
-      }
-    }
-  }
-  if (r.range_error) return r;
-  r.raw = r.result.output.value_or(std::string());
-  for (char c : r.raw) {
-    if (c != compiled.pad_symbol[0]) r.output += c;
-  }
-  r.result.states.resize(0, 0);
-  return r;
+std::string exact_transduction(const model::ExactAhat& ahat, const model::ModelConfig& config, std::string_view word,
+                               model::ExactRun* run) {
+  model::ExactRun r = ahat.run(model::program_input(config, word));
+  model::RunResult result;
+  result.output = model::read_transduction(*config.transducer, r.states);
+  model::program_output(config, r.states, result);
+  if (run) *run = std::move(r);
+  return *result.output;
 }
 
 }  // namespace softhat::rasp

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/exact_ahat.h"
 #include "model/forward.h"
 #include "model/transformer.h"
 #include "rasp/program.h"
@@ -58,17 +59,10 @@ CompiledProgram compile_program(const Program& program);
 // which is c * M^a * ln(M) in the model's own schedule form.
 model::BetaSchedule scheduled_beta(const CompiledProgram& compiled);
 
-struct CompiledRun {
-  std::string output;   // '#' deleted
-  std::string raw;      // one symbol per padded position
-  double beta = 0;
-  double min_symbol_margin = 0;
-  std::optional<std::string> range_error;  // set: the output is not to be trusted and is empty
-  model::RunResult result;
-};
-
-// Pads `word` (symbol codes), runs the engine and reads the transduction.
-CompiledRun run_compiled(const Program& program, const CompiledProgram& compiled, const model::Engine& engine,
-                         std::string_view word, const model::RunOptions& options);
+// The exact AHAT's transduction of a program model (rational arithmetic, exact
+// ties: the hard-mode reference), with its run kept in `run` when given.
+// Throws std::invalid_argument like model::program_output.
+std::string exact_transduction(const model::ExactAhat& ahat, const model::ModelConfig& config, std::string_view word,
+                               model::ExactRun* run = nullptr);
 
 }  // namespace softhat::rasp

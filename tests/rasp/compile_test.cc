@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include "model/exact_ahat.h"
 #include "model/forward.h"
 #include "rasp/compile.h"
 #include "rasp/program.h"
@@ -21,15 +22,14 @@ const std::string kDir = SOFTHAT_SOURCE_DIR "/examples/srasp/";
 const char* const kCompiled[] = {"rotate", "firsthalf", "reverse", "mapreverse", "compact", "sortbin",
                                  "square", "msquare", "khop", "dyck2"};
 
-void check_word(const rasp::Program& p, const rasp::CompiledProgram& c, const model::Engine& engine,
-                const std::string& w, model::AttentionMode mode) {
+void check_word(const rasp::Program& p, const model::Engine& engine, const std::string& w, model::AttentionMode mode) {
   model::RunOptions opt;
   opt.mode = mode;
-  const rasp::CompiledRun r = rasp::run_compiled(p, c, engine, w, opt);
+  const model::RunResult r = engine.run(w, opt);
   INFO(p.name << (mode == model::AttentionMode::kHard ? " hard" : " softmax") << " on '" << sym::encode(w)
               << "' beta " << r.beta);
-  REQUIRE_FALSE(r.range_error.has_value());
-  REQUIRE(sym::encode(r.output) == sym::encode(rasp::run_program(p, w, 1'000'000)));
+  REQUIRE(r.output.has_value());
+  REQUIRE(sym::encode(*r.output) == sym::encode(rasp::run_program(p, w, 1'000'000)));
 }
 
 }  // namespace
@@ -40,16 +40,16 @@ TEST_CASE("compiled S-RASP examples agree with the interpreter in hard mode and 
     const rasp::CompiledProgram c = rasp::compile_program(p);
     const model::Engine engine(c.model);
     const bool padded = p.pad.has_value();
-    const std::size_t short_len = padded ? 4 : p.alphabet.size() <= 4 ? 6 : 5;
+    const std::size_t short_len = p.alphabet.size() <= 4 ? 6 : 5;
     for (model::AttentionMode mode : {model::AttentionMode::kHard, model::AttentionMode::kSoftmax}) {
       words::for_each_word(p.alphabet, short_len, [&](const std::string& w) {
-        check_word(p, c, engine, w, mode);
+        check_word(p, engine, w, mode);
         return true;
       });
       std::mt19937_64 rng(20261202);
-      for (int k = 0; k < (padded ? 10 : 100); ++k) {
-        const std::size_t n = padded ? 10 + rng() % 11 : 20 + rng() % 81;
-        check_word(p, c, engine, words::random_word(rng, p.alphabet, n, static_cast<std::uint64_t>(k)), mode);
+      for (int k = 0; k < 200; ++k) {  // the interpreter's lengths (rasp_test.cc): N = n^2 when padded
+        const std::size_t n = padded ? 20 + rng() % 21 : 20 + rng() % 81;
+        check_word(p, engine, words::random_word(rng, p.alphabet, n, static_cast<std::uint64_t>(k)), mode);
       }
     }
   }
@@ -67,10 +67,33 @@ TEST_CASE("a fixed beta fails the compiled examples at large N, as Hahn's bound 
     int wrong = 0;
     for (int k = 0; k < 10; ++k) {
       const std::string w = words::random_word(rng, p.alphabet, p.pad ? 12 : 60, static_cast<std::uint64_t>(k));
-      const rasp::CompiledRun r = rasp::run_compiled(p, c, engine, w, opt);
-      wrong += r.range_error || r.output != rasp::run_program(p, w, 1'000'000);
+      const model::RunResult r = engine.run(w, opt);
+      wrong += r.output != rasp::run_program(p, w, 1'000'000);
     }
     INFO(name);
     CHECK(wrong > 0);
+  }
+}
+
+TEST_CASE("the exact AHAT of each compiled example: the interpreter's outputs, and every head's gap at least its analytic gap", "[rasp][compile]") {
+  for (const char* name : kCompiled) {
+    const rasp::Program p = rasp::load_program(kDir + name + ".srasp");
+    const rasp::CompiledProgram c = rasp::compile_program(p);
+    const model::ExactAhat ahat(c.model);
+    std::mt19937_64 rng(11);
+    for (int k = 0; k < 12; ++k) {
+      const std::size_t n = p.pad ? 1 + k % 5 : 1 + static_cast<std::size_t>(k) * 3;
+      const std::string w = words::random_word(rng, p.alphabet, n, static_cast<std::uint64_t>(k));
+      model::ExactRun run;
+      const std::string out = rasp::exact_transduction(ahat, c.model.config, w, &run);
+      INFO(name << " on '" << sym::encode(w) << "'");
+      REQUIRE(out == rasp::run_program(p, w, 1'000'000));
+      const std::int64_t padded = static_cast<std::int64_t>(p.length_with_padding(n));
+      REQUIRE(run.heads.size() == c.gaps.size());
+      for (std::size_t h = 0; h < c.gaps.size(); ++h) {
+        INFO("head " << c.gaps[h].label << " measured " << run.heads[h].gap << " analytic " << c.gaps[h].at(padded));
+        CHECK(run.heads[h].gap >= c.gaps[h].at(padded) * (1 - 1e-12));
+      }
+    }
   }
 }
