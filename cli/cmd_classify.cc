@@ -34,17 +34,22 @@ void setup_classify(CLI::App& app, Runner& runner) {
   add_selection(sub, args->selection, Languages::kOne);
   add_compile_options(sub, args->compile, true);
   add_stream_options(sub, args->stream, "word, TRUE/FALSE");
-  add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard (each head's declared hard attention)");
+  CLI::Option* mode = add_enum_option(sub, "--mode", args->mode, kModeNames,
+                                      "softmax, or hard (each head's declared hard attention; with --program: the "
+                                      "exact average-hard transformer)");
   add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");
   sub->add_option("--program", args->program, "an S-RASP acceptor program (.srasp; output '1'/'0' at the last "
-                                               "position), run by its reference interpreter, instead of a language");
-  sub->callback([&runner, args] {
-    runner = [args](Context& ctx) {
+                                               "position), run by its reference interpreter, or with --mode by its "
+                                               "compiled transformer, instead of a language");
+  sub->callback([&runner, args, mode] {
+    runner = [args, given = mode->count() > 0](Context& ctx) {
       if (!args->program.empty()) {
         if (args->selection.any()) {
           throw InputError("classify: give a language or --program, not both");
         }
-        return stream_program(ctx, rasp::load_program(args->program), args->stream, true);
+        const rasp::Program program = rasp::load_program(args->program);
+        if (given) return stream_compiled(ctx, program, args->stream, true, args->mode, args->compile.beta_override());
+        return stream_program(ctx, program, args->stream, true);
       }
       const lang::Language language = select_one(ctx, args->selection, true);
       return stream_language(ctx, language, args->compile, args->stream, args->mode, args->precision);

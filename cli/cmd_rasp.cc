@@ -4,10 +4,13 @@
 // line, in the stream conventions of `transduce`.
 #include <fmt/format.h>
 
+#include <functional>
 #include <memory>
 #include <ostream>
 
 #include "cli/command.h"
+#include "io/model_file.h"
+#include "rasp/compile.h"
 #include "rasp/program.h"
 #include "util/error.h"
 #include "util/symbols.h"
@@ -17,6 +20,7 @@ namespace softhat::cli {
 namespace {
 struct Args {
   std::string program;
+  std::string output;
   StreamArgs stream;
 };
 
@@ -37,6 +41,32 @@ std::size_t rasp_max_positions(const Context& ctx, const rasp::Program& program)
 }
 }  // namespace
 
+namespace {
+// An acceptor's verdicts from its outputs: exactly "1" or "0", else a per-line error.
+int stream_verdicts(Context& ctx, const rasp::Program& program, const StreamArgs& stream, const std::string& what,
+                    const std::function<std::string(std::string_view)>& output) {
+  io::StreamOptions s = stream_options(ctx, program.alphabet, stream, false);
+  const std::unique_ptr<util::Progress> progress = ctx.progress(what, "lines");
+  s.progress = progress.get();
+  const auto summary = io::classify_stream(ctx.in, ctx.out, s, [&](std::string_view w) {
+    if (program.length_with_padding(w.size()) == 0) {
+      throw std::invalid_argument("the empty word has no positions, so an acceptor program has no last position to "
+                                  "decide it (docs/srasp.md)");
+    }
+    const std::string out = output(w);
+    if (out != sym::declare("1") && out != sym::declare("0")) {
+      throw std::invalid_argument(fmt::format("{} is not an acceptor: its output is '{}', not 1 or 0", program.name,
+                                              sym::encode(out)));
+    }
+    model::RunResult r;
+    r.accepted = out == sym::declare("1");
+    return r;
+  });
+  progress->finish();
+  return finish_stream(ctx, summary, stream.compare_labels);
+}
+}  // namespace
+
 int stream_program(Context& ctx, const rasp::Program& program, const StreamArgs& stream, bool acceptor) {
   io::StreamOptions s = stream_options(ctx, program.alphabet, stream, !acceptor);
   const std::unique_ptr<util::Progress> progress = ctx.progress("rasp " + program.name, "lines");
@@ -46,6 +76,43 @@ int stream_program(Context& ctx, const rasp::Program& program, const StreamArgs&
     model::RunResult r;
     if (acceptor) r.accepted = rasp::run_acceptor(program, w, max_positions);
     else r.output = rasp::run_program(program, w, max_positions);
+    return r;
+  });
+  progress->finish();
+  return finish_stream(ctx, summary, stream.compare_labels);
+}
+
+int stream_compiled(Context& ctx, const rasp::Program& program, const StreamArgs& stream, bool acceptor,
+                    model::AttentionMode mode, const std::optional<model::BetaSchedule>& beta) {
+  const rasp::CompiledProgram compiled = rasp::compile_program(program);
+  const std::string what = fmt::format("{} {} (compiled, {})", acceptor ? "classify" : "transduce", program.name,
+                                       mode == model::AttentionMode::kHard ? "exact AHAT" : "softmax");
+  if (mode == model::AttentionMode::kSoftmax) {
+    const model::Engine engine(compiled.model);
+    model::RunOptions options;
+    options.beta = beta;
+    if (!acceptor) return stream_model(ctx, engine, stream, options, what);
+    model::Runner runner(engine);
+    options.max_memory = ctx.max_memory;
+    return stream_verdicts(ctx, program, stream, what, [&](std::string_view w) { return *runner.run(w, options).output; });
+  }
+  // Hard mode is the exact AHAT: rational scores, exact ties (docs/srasp.md).
+  const model::ExactAhat ahat(compiled.model);
+  const model::ModelConfig& config = compiled.model.config;
+  auto exact = [&](std::string_view w) {
+    const std::size_t padded = config.program->padded_length(w.size());
+    if (padded > rasp_max_positions(ctx, program)) {
+      throw LimitError(fmt::format("N = {} positions need more than --max-memory", padded));
+    }
+    return rasp::exact_transduction(ahat, config, w);
+  };
+  if (acceptor) return stream_verdicts(ctx, program, stream, what, exact);
+  io::StreamOptions s = stream_options(ctx, program.alphabet, stream, true);
+  const std::unique_ptr<util::Progress> progress = ctx.progress(what, "lines");
+  s.progress = progress.get();
+  const auto summary = io::classify_stream(ctx.in, ctx.out, s, [&](std::string_view w) {
+    model::RunResult r;
+    r.output = exact(w);
     return r;
   });
   progress->finish();
@@ -74,6 +141,23 @@ void setup_rasp(CLI::App& app, Runner& runner) {
       for (const rasp::Statement& st : p.statements) {
         ctx.out << fmt::format("  {:>4}  {:<8} {:<4} {}{}\n", st.line, st.name, rasp::type_name(st.type), kind_text(st),
                                st.kind == rasp::Statement::Kind::kSelect ? std::string(" ") + rasp::mask_text(st.mask) : "");
+      }
+      return kExitOk;
+    };
+  });
+
+  CLI::App* compile = rasp->add_subcommand("compile", "compile a program to an average-hard transformer; print its "
+                                                      "layer plan and gap table, and write it with -o");
+  compile->add_option("program", args->program, "the program (.srasp)")->required();
+  compile->add_option("-o,--output", args->output, "the model file to write (.safetensors)");
+  compile->callback([&runner, args] {
+    runner = [args](Context& ctx) {
+      const rasp::Program p = rasp::load_program(args->program);
+      const rasp::CompiledProgram c = rasp::compile_program(p);
+      ctx.out << rasp::describe_plan(p, c);
+      if (!args->output.empty()) {
+        io::save_model(c.model, args->output);
+        ctx.err << fmt::format("softhat: wrote {}\n", args->output);
       }
       return kExitOk;
     };

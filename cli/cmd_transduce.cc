@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "compile/acceptor.h"
+#include "rasp/program.h"
 #include "util/error.h"
 
 namespace softhat::cli {
@@ -19,6 +20,8 @@ struct Args {
   StreamArgs stream;
   model::Precision precision = model::Precision::kDouble;
   bool oracle = false;
+  std::string program;  // --program: an S-RASP program's compiled transformer
+  model::AttentionMode mode = model::AttentionMode::kSoftmax;
 };
 }  // namespace
 
@@ -30,8 +33,17 @@ void setup_transduce(CLI::App& app, Runner& runner) {
   add_compile_options(sub, args->compile, true);
   add_stream_options(sub, args->stream, "word, output");
   add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");
+  sub->add_option("--program", args->program, "an S-RASP program (.srasp): its compiled transformer, instead of a task");
+  add_enum_option(sub, "--mode", args->mode, kModeNames,
+                  "with --program: softmax at the scheduled beta(N), or hard (the exact average-hard transformer)");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
+      if (!args->program.empty()) {
+        if (args->selection.any()) throw InputError("transduce: give a task or --program, not both");
+        return stream_compiled(ctx, rasp::load_program(args->program), args->stream, false, args->mode,
+                               args->compile.beta_override());
+      }
+      if (args->mode != model::AttentionMode::kSoftmax) throw InputError("transduce: --mode hard needs --program");
       const lang::Language language = select_one(ctx, args->selection, false);
       if (!language.is_task()) {
         throw InputError(fmt::format("'{}' is a language, not a transduction task: use `softhat classify {}`",

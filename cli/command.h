@@ -159,6 +159,11 @@ int stream_language(Context& ctx, const lang::Language& language, const CompileA
 // An S-RASP program's reference interpreter on the words of stdin (rasp run;
 // classify --program with acceptor: its '1'/'0' output as TRUE/FALSE).
 int stream_program(Context& ctx, const rasp::Program& program, const StreamArgs& stream, bool acceptor);
+// The program's compiled transformer on the words of stdin (transduce --program,
+// classify --program --mode): softmax through the engine at the scheduled
+// beta (or `beta`), hard mode through the exact AHAT.
+int stream_compiled(Context& ctx, const rasp::Program& program, const StreamArgs& stream, bool acceptor,
+                    model::AttentionMode mode, const std::optional<model::BetaSchedule>& beta);
 // The model on the words of stdin (classify, transduce and run).
 int stream_model(Context& ctx, const model::Engine& engine, const StreamArgs& stream, model::RunOptions options,
                  const std::string& what);

@@ -9,6 +9,7 @@
 #include "rasp/compile.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +20,7 @@
 
 #include "rasp/layout.h"
 #include "util/error.h"
+#include "util/symbols.h"
 
 namespace softhat::rasp {
 namespace {
@@ -920,6 +922,44 @@ model::BetaSchedule scheduled_beta(const CompiledProgram& compiled) {
 }
 
 CompiledProgram compile_program(const Program& program) { return Compiler(program).run(); }
+
+std::string describe_plan(const Program& program, const CompiledProgram& compiled) {
+  const model::ModelConfig& cfg = compiled.model.config;
+  std::size_t heads = 0, uniform = 0, units = 0;
+  for (const auto& l : cfg.layers) heads += l.heads.size(), units += static_cast<std::size_t>(l.ffn_hidden);
+  for (const HeadGap& g : compiled.gaps) uniform += g.coefficient == 0;
+  std::string out = fmt::format(
+      "{}: {} -> average-hard transformer: {} layers, {} heads ({} uniform), width {}, {} FFN units, {} parameters\n",
+      program.name, fragment_name(program.fragment), cfg.layers.size(), heads, uniform, cfg.d_model, units,
+      model::Transformer::parameter_count(cfg));
+  if (program.pad) {
+    std::vector<std::string> terms;
+    for (std::size_t k = 0; k < cfg.program->pad.size(); ++k) {
+      if (cfg.program->pad[k] != 0) terms.push_back(fmt::format("{}*n^{}", cfg.program->pad[k], k));
+    }
+    out += fmt::format("  input: w followed by pad(n) = {} copies of '{}'\n", fmt::join(terms, " + "),
+                       sym::encode(compiled.pad_symbol));
+  }
+  out += fmt::format("  output: one symbol per position, '{}' dropped; {} range flags\n", sym::encode(compiled.pad_symbol),
+                     compiled.flags.size());
+  const model::BetaSchedule beta = cfg.beta;
+  out += fmt::format("  beta(N) = {} (8 ln M / gamma(N), M = N + 1); gamma(N) at N = 10, 100, 1000: {:.3g}, {:.3g}, {:.3g}\n",
+                     beta.describe(), compiled.min_gap(10), compiled.min_gap(100), compiled.min_gap(1000));
+  out += "  layer head  mask           gap            label\n";
+  for (std::size_t l = 0; l < cfg.layers.size(); ++l) {
+    for (std::size_t h = 0; h < cfg.layers[l].heads.size(); ++h) {
+      const auto& hc = cfg.layers[l].heads[h];
+      const auto it = std::find_if(compiled.gaps.begin(), compiled.gaps.end(), [&](const HeadGap& g) {
+        return g.layer == static_cast<int>(l) && g.head == static_cast<int>(h);
+      });
+      const std::string gap = it->coefficient == 0 ? "uniform" : fmt::format("{:g}/M^{}", it->coefficient, it->power);
+      out += fmt::format("  {:>5} {:>4}  {:<14} {:<14} {}\n", l, h, model::mask_name(hc.mask), gap, hc.label);
+    }
+    if (cfg.layers[l].ffn_hidden > 0) out += fmt::format("  {:>5}  ffn  {} units\n", l, cfg.layers[l].ffn_hidden);
+  }
+  for (const RangeFlag& f : compiled.flags) out += fmt::format("  range flag: {}\n", f.what);
+  return out;
+}
 
 std::string exact_transduction(const model::ExactAhat& ahat, const model::ModelConfig& config, std::string_view word,
                                model::ExactRun* run) {

@@ -15,14 +15,15 @@
 #include "model/forward.h"
 #include "model/transformer.h"
 #include "rasp/program.h"
+#include "util/error.h"
 
 namespace softhat::rasp {
 
 // A valid program that uses a construct outside the compiled subset; the
 // message names the statement, its line and what the compiler supports.
-class CompileError : public std::runtime_error {
+class CompileError : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 // The analytic score gap of one head: coefficient / M^power, M = N + 1
@@ -58,6 +59,9 @@ CompiledProgram compile_program(const Program& program);
 // The schedule of §4.5 for the compiled gaps: beta(N) = 8 ln(M) / gamma(N),
 // which is c * M^a * ln(M) in the model's own schedule form.
 model::BetaSchedule scheduled_beta(const CompiledProgram& compiled);
+
+// The layer plan and gap table `rasp compile` prints.
+std::string describe_plan(const Program& program, const CompiledProgram& compiled);
 
 // The exact AHAT's transduction of a program model (rational arithmetic, exact
 // ties: the hard-mode reference), with its run kept in `run` when given.
