@@ -12,6 +12,8 @@
 #include "compile/acceptor.h"
 #include "io/file_util.h"
 #include "io/model_file.h"
+#include "rasp/compile.h"
+#include "rasp/simulate.h"
 #include "simulate/simulate.h"
 #include "util/error.h"
 #include "verify/check.h"
@@ -32,7 +34,37 @@ struct Args {
   std::uint64_t seed = kDefaultSeed;
   JsonOption json;
   bool bisect = false;
+  std::string program;
 };
+// --program: interpreter, exact AHAT and softmax of the compiled program, per length.
+int simulate_program(Context& ctx, const Args& args, bool has_lengths) {
+  if (args.selection.any() || !args.model.empty()) {
+    throw InputError("give --program alone, not with --model or a language");
+  }
+  const rasp::Program program = rasp::load_program(args.program);
+  const rasp::CompiledProgram compiled = rasp::compile_program(program);
+  rasp::ProgramSimOptions options;
+  const std::string lengths = has_lengths ? args.lengths : program.pad ? "1-6" : "1-8,16,32,64";
+  options.lengths = words::parse_length_list(lengths);
+  options.samples = args.samples;
+  options.exhaustive_limit = args.exhaustive_limit;
+  options.seed = args.seed;
+  options.beta = args.compile.beta_override();
+  options.bisect = args.bisect;
+  options.max_memory = ctx.max_memory;
+  const std::unique_ptr<util::Progress> progress = ctx.progress("simulate " + program.name, "lengths");
+  progress->add_total(options.lengths.size());
+  options.progress = progress.get();
+  const rasp::ProgramSimulation sim = rasp::simulate_program(program, compiled, options);
+  progress->finish();
+  args.json.table(ctx, rasp::format_program_simulation(sim, true));
+  nlohmann::ordered_json json;
+  json["reports"] = nlohmann::ordered_json::array({rasp::program_simulation_json(sim)});
+  json["ok"] = sim.ok();
+  args.json.write(ctx, json);
+  return sim.ok() ? kExitOk : kExitDisagreement;
+}
+
 }  // namespace
 
 void setup_simulate(CLI::App& app, Runner& runner) {
@@ -42,7 +74,11 @@ void setup_simulate(CLI::App& app, Runner& runner) {
   add_selection(sub, args->selection);
   add_compile_options(sub, args->compile, true);
   sub->add_option("--model", args->model, "a model file (.safetensors) instead of a language");
-  sub->add_option("--lengths", args->lengths, "lengths, e.g. 0-12,16,1000 (default 0-8,16,32,64,128)");
+  sub->add_option("--program", args->program,
+                  "an S-RASP program (.srasp): compile it and compare interpreter, exact AHAT and softmax");
+  auto* lengths = sub->add_option(
+      "--lengths", args->lengths,
+      "lengths, e.g. 0-12,16,1000 (default 0-8,16,32,64,128; with --program 1-8,16,32,64, padded programs 1-6)");
   sub->add_option("--per-length,--samples", args->samples, "sampled words per length when not exhaustive (default 20)");
   sub->add_option("--exhaustive-limit", args->exhaustive_limit,
                   "test every word of a length when there are at most this many (default 5000)");
@@ -52,8 +88,14 @@ void setup_simulate(CLI::App& app, Runner& runner) {
   sub->add_option("--seed", args->seed, "random seed (fixed default)");
   sub->add_flag("--bisect", args->bisect, "also find the smallest beta at which every tested decision agrees");
   args->json.add_to(sub);
-  sub->callback([&runner, args, eps] {
+  sub->callback([&runner, args, eps, lengths] {
     const bool has_eps = eps->count() > 0;
+    if (!args->program.empty()) {
+      if (has_eps) throw CLI::ValidationError("--epsilon", "not with --program (its beta is the compiler's schedule)");
+      const bool has_lengths = lengths->count() > 0;
+      runner = [args, has_lengths](Context& ctx) { return simulate_program(ctx, *args, has_lengths); };
+      return;
+    }
     runner = [args, has_eps](Context& ctx) {
       simulate::SimulateOptions options;
       options.lengths = words::parse_length_list(args->lengths);

@@ -5,6 +5,12 @@ module re-implements them independently of the C++ engine (a plain, unblocked
 softmax over the whole score matrix), so agreement between the two is a real
 check. Run with the system interpreter (/usr/bin/python3) and Debian's
 python3-numpy / python3-torch; the `safetensors` package is not needed.
+
+Program models (compiled from S-RASP programs, config "program") are run as
+the C++ engine runs them: the word w of length n is padded to w #^pad(n)
+(numpy_forward, the torch module's run_word), the stream is that of the padded
+word (N + 1 rows, beta(N)), and decide/transduce refuse a word whose run sets
+a range flag (ValueError) before a transducer's pad symbols are dropped.
 """
 import json
 import math
@@ -44,14 +50,45 @@ class Model:
             raise ValueError(f"{path}: format version {self.config['format_version']} is not one this reader "
                              f"knows ({', '.join(map(str, FORMAT_VERSIONS))})")
         self.alphabet = self.config["alphabet"]  # a str: symbol k is its k-th code point
+        self.program = self.config.get("program")  # S-RASP program models only: pad, pad_symbol, range_flags
 
     def tokens(self, word):
         """Token ids of a word (a str; one code point per symbol): 0 for BOS, k + 1 for alphabet[k]."""
         return [0] + [self.alphabet.index(c) + 1 for c in word]
 
-    def beta(self, n):
-        b = self.config["beta"]
-        return b["c"] * (n + 1) ** b["a"] * math.log(n + 1) ** b["b"]
+    def padded_length(self, n):
+        """N = n + pad(n), pad(n) = sum_k pad[k] n^k, for a program model (n otherwise). Like the
+        C++ (ProgramIo::padded_length): Horner's rule, ValueError if a step leaves 64 bits or pad(n) < 0."""
+        if not self.program:
+            return n
+        limit = 2 ** 63 - 1
+        v = 0
+        for coefficient in reversed(self.program["pad"]):
+            v = v * n + coefficient
+            if v > limit or v < -limit:
+                raise ValueError(f"the padding of a word of length {n} overflows")
+        if v < 0:
+            raise ValueError(f"the padding polynomial is negative at n = {n}")
+        if v + n > limit:
+            raise ValueError(f"the padded length of a word of length {n} overflows")
+        return v + n
+
+    def program_input(self, word):
+        """The word the engine runs: a program model's word followed by pad(n) pad symbols; others as is."""
+        if not self.program:
+            return word
+        return word + self.program["pad_symbol"] * (self.padded_length(len(word)) - len(word))
+
+    def beta(self, n, schedule=None):
+        """beta(n) = c (n+1)^a ln(n+1)^b (BetaSchedule::at), n the length of the word the engine runs
+        (a program model's padded length N); schedule (a dict like config "beta") overrides the file's."""
+        b = schedule or self.config["beta"]
+        beta = b["c"]
+        if b["a"] != 0:
+            beta *= math.pow(n + 1, b["a"])
+        if b["b"] != 0:
+            beta *= math.pow(math.log(n + 1), b["b"])
+        return beta
 
 
 def position_features(config, n):
@@ -93,12 +130,14 @@ def visible(mask, n):
     return rule | (j == 0)
 
 
-def numpy_forward(model, word, mode="softmax"):
-    """The final residual stream, (n+1) x d."""
+def numpy_forward(model, word, mode="softmax", beta=None):
+    """The final residual stream, (n+1) x d; for a program model that of the padded word, (N+1) x d.
+    beta: a schedule overriding the file's (like --beta), e.g. {"c": 16.0, "a": 0.0, "b": 0.0}."""
     c, t = model.config, model.tensors
+    word = model.program_input(word)
     n = len(word)
     x = t["embed.weight"][model.tokens(word)] + position_features(c, n) @ t["pos_proj.weight"].T
-    beta = model.beta(n)
+    beta = model.beta(n, beta)
     for l, layer in enumerate(c["layers"]):
         delta = np.zeros_like(x)
         for h, head in enumerate(layer["heads"]):
@@ -130,22 +169,41 @@ def numpy_forward(model, word, mode="softmax"):
     return x
 
 
+def check_range_flags(model, states):
+    """A program model's range flags (program_output in lib/model/forward.cc): ValueError, worded as
+    the C++ error, if a flag coordinate is > 0.5 at a position t = 1..N (pad positions included; the
+    first such t, then the first such flag, named as position t - 1). Nothing for other models."""
+    if not model.program:
+        return
+    for t in range(1, states.shape[0]):
+        for f in model.program["range_flags"]:
+            if float(states[t, f["coordinate"]]) > 0.5:
+                raise ValueError(f"position {t - 1}: {f['what']} (outside the range the compiled model is exact for)")
+
+
 def decide(model, states):
     r = model.config["readout"]
     y = float(states[-1, r["coordinate"]])
+    check_range_flags(model, states)
     return y, y >= r["threshold"]
 
 
 def transduce(model, states):
     """A transducer's output (config "transducer"): per position 1..n the symbol
-    of the largest listed coordinate if it is >= threshold, else the default."""
+    of the largest listed coordinate (the first on a tie) if it is >= threshold,
+    else the default. A program model's word is refused if a range flag is set
+    (ValueError), and its output drops every pad symbol (the default included)."""
     t = model.config["transducer"]
     out = []
     for i in range(1, states.shape[0]):
         vals = [float(states[i, c]) for c in t["coordinates"]]
         best = max(range(len(vals)), key=lambda k: (vals[k], -k))
         out.append(t["symbols"][best] if vals[best] >= t["threshold"] else t["default"])
-    return "".join(out)
+    out = "".join(out)
+    if model.program:
+        check_range_flags(model, states)
+        out = out.replace(model.program["pad_symbol"], "")
+    return out
 
 
 def torch_module(model):
@@ -184,11 +242,12 @@ def torch_module(model):
                                           for f in c["position_features"]), d, bias=False)
             self.layers = nn.ModuleList([Layer(d, lc) for lc in c["layers"]])
 
-        def forward(self, tokens, n, mode="softmax"):
-            """tokens: (B, n+1) long tensor, BOS first. Returns (B, n+1, d)."""
+        def forward(self, tokens, n, mode="softmax", beta=None):
+            """tokens: (B, n+1) long tensor, BOS first, of words as the engine runs them (a
+            program model's padded: see run_word). Returns (B, n+1, d). beta: as numpy_forward's."""
             phi = torch.from_numpy(position_features(c, n))
             x = self.embed(tokens) + self.pos_proj(phi)[None]
-            beta = model.beta(n)
+            beta = model.beta(n, beta)
             for layer, lc in zip(self.layers, c["layers"]):
                 delta = torch.zeros_like(x)
                 for head, hc in zip(layer.attn, lc["heads"]):
@@ -210,6 +269,11 @@ def torch_module(model):
                 x = x + delta
                 x = x + layer.ffn.fc2(torch.relu(layer.ffn.fc1(x)))
             return x
+
+        def run_word(self, word, mode="softmax", beta=None):
+            """One word's final residual stream, (n+1, d); a program model's word is padded first, (N+1, d)."""
+            word = model.program_input(word)
+            return self(torch.tensor([model.tokens(word)]), len(word), mode, beta)[0]
 
     module = SofthatTransformer().double()
     state = {k: torch.from_numpy(v.copy()) for k, v in model.tensors.items()}

@@ -8,10 +8,21 @@ Compares, per word, the final residual vector at position n (C++ `run
 hard mode; fails if the max abs difference exceeds 1e-9 or a decision
 differs. Words are Python strs over the model's alphabet (one code point per
 symbol), sent as UTF-8; the random and compiled models include non-ASCII
-alphabets. Exits 77 (skipped, with the reason printed) only when the backend's
-package is not installed.
+alphabets.
+
+Program models (`softhat rasp compile` of examples/srasp/PROGRAMS) are checked
+on every word of length <= 3 over the program's input alphabet and a few
+longer random words: the final vector at position N (the padded length), the
+output (pad symbols dropped) and beta(N) against `run --model`, and in hard
+mode the output against the exact AHAT too (`transduce --program --mode
+hard`). One range-flag refusal (square at a constant --beta 16, whose softmax
+noise sets the isSt key flag; no example program sets a flag at its own
+schedule or in hard mode) must be refused with the C++ error message.
+Exits 77 (skipped, with the reason printed) only when the backend's package
+is not installed.
 """
 import argparse
+import itertools
 import json
 import os
 import random
@@ -23,6 +34,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python")
 TOL = 1e-9
 UTF8 = {"text": True, "encoding": "utf-8"}  # whatever the locale
 UNICODE_FORMULAS = [("'á' S b", "aáb"), ("(a | 'ǎ') & Y 'é' | #'é' > #a", "aǎéè"), ("O 'ó' -> X '中'", "xó中")]
+SRASP_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "srasp")
+# Example programs and words of their own beyond the exhaustive and random ones.
+PROGRAMS = {"rotate": [], "reverse": [], "compact": ["aaaa", "bacaab"], "square": ["abcab"],
+            "dyck2": ["([])[]", "(([]))[]()", "([)]", "[[[]]]("]}
+# A word set the compiled model refuses: (program, constant beta, words).
+REFUSAL = ("square", 16.0, ["aaa", "abc", "ab", "cab"])
 
 
 def main():
@@ -97,13 +114,7 @@ def main():
                     failed += 1
                     print(f"FAIL {name} ({pe}): classify and run --model disagree")
             for word, rec in zip(words, records):
-                if args.backend == "numpy":
-                    states = sm.numpy_forward(model, word, mode)
-                else:
-                    import torch
-                    tokens = torch.tensor([model.tokens(word)])
-                    with torch.no_grad():
-                        states = module(tokens, len(word), mode)[0].numpy()
+                states = forward(sm, model, module, word, mode)
                 if "transducer" in model.config:
                     accepted, wanted = sm.transduce(model, states), rec["output"]
                 else:
@@ -117,8 +128,104 @@ def main():
                     print(f"FAIL {os.path.basename(path)} {mode} word={word!r}: max abs diff {diff:.3e}, "
                           f"verdict C++={wanted} {args.backend}={accepted}")
     print(f"{args.backend} parity: {len(paths)} models ({len(catalogue)} compiled catalogue models), worst max abs difference {worst:.3e} (tolerance {TOL})")
+    p_passed, p_failed, p_worst = check_programs(args, sm, random.Random(2121))
+    print(f"{args.backend} parity: {len(PROGRAMS)} program models, worst max abs difference {p_worst:.3e}, "
+          f"{p_passed} passed, {p_failed} failed")
+    passed, failed = passed + p_passed, failed + p_failed
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def forward(sm, model, module, word, mode, beta=None):
+    """The final residual stream of the word as the engine runs it (a program model's padded)."""
+    if module is None:
+        return sm.numpy_forward(model, word, mode, beta)
+    import torch
+    with torch.no_grad():
+        return module.run_word(word, mode, beta).numpy()
+
+
+def program_result(sm, model, module, word, mode, beta=None):
+    """(states, output) or (None, the refusal's message), as the C++ JSONL line has them."""
+    states = forward(sm, model, module, word, mode, beta)
+    try:
+        return states, sm.transduce(model, states)
+    except ValueError as e:
+        return None, str(e)
+
+
+def run_jsonl(command, words):
+    out = subprocess.run(command, input="\n".join(words) + "\n", capture_output=True, **UTF8)
+    records = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(records) == len(words) and [r["word"] for r in records] == words, (command, out.stderr)
+    return records
+
+
+def check_programs(args, sm, rng):
+    """The program models: compiled S-RASP examples, padded and post-processed like the engine."""
+    import numpy as np
+    passed = failed = 0
+    worst = 0.0
+    models = {}
+    for name in dict.fromkeys(list(PROGRAMS) + [REFUSAL[0]]):
+        source = os.path.join(SRASP_DIR, name + ".srasp")
+        path = os.path.join(args.workdir, f"program-{name}.safetensors")
+        subprocess.run([args.cli, "rasp", "compile", source, "-o", path], capture_output=True, check=True, **UTF8)
+        model = sm.Model(path)
+        models[name] = (source, path, model, sm.torch_module(model) if args.backend == "torch" else None)
+    for name, extra in PROGRAMS.items():
+        source, path, model, module = models[name]
+        alphabet = model.alphabet.replace(model.program["pad_symbol"], "")  # the program's input alphabet
+        lengths = [3, 4, 5, 6] if any(model.program["pad"]) else [4, 5, 8, 13, 20, 40]  # square: N = n^2
+        words = ["".join(t) for n in range(4) for t in itertools.product(alphabet, repeat=n)] + extra
+        words += ["".join(rng.choice(alphabet) for _ in range(rng.choice(lengths))) for _ in range(8)]
+        for mode in ("softmax", "hard"):
+            records = run_jsonl([args.cli, "run", "--model", path, "--format", "jsonl", "--emit-state", "--mode", mode],
+                                words)
+            exact = run_jsonl([args.cli, "transduce", "--program", source, "--mode", "hard", "--format", "jsonl"],
+                              words) if mode == "hard" else [None] * len(words)
+            for word, rec, ahat in zip(words, records, exact):
+                states, output = program_result(sm, model, module, word, mode)
+                wanted = rec.get("output", rec.get("error"))
+                beta = model.beta(model.padded_length(len(word)))
+                problems = []
+                if output != wanted:
+                    problems.append(f"output C++={wanted!r} {args.backend}={output!r}")
+                diff = 0.0
+                if states is None or "state" not in rec:
+                    problems.append("refused")  # no example program refuses a word at its own schedule
+                else:
+                    diff = float(np.max(np.abs(states[-1] - np.array(rec["state"]))))
+                    if diff > TOL:
+                        problems.append(f"max abs diff {diff:.3e}")
+                if "beta" in rec and abs(beta - rec["beta"]) > 1e-12 * max(1.0, abs(beta)):
+                    problems.append(f"beta(N) C++={rec['beta']!r} {args.backend}={beta!r}")
+                if ahat is not None and ahat.get("output", ahat.get("error")) != output:
+                    problems.append(f"exact AHAT output {ahat.get('output', ahat.get('error'))!r}")
+                worst = max(worst, diff)
+                if problems:
+                    failed += 1
+                    print(f"FAIL program {name} {mode} word={word!r}: {'; '.join(problems)}")
+                else:
+                    passed += 1
+    # A refusal: softmax at a constant beta far below the schedule sets a range flag.
+    name, c, words = REFUSAL
+    source, path, model, module = models[name]
+    records = run_jsonl([args.cli, "transduce", "--program", source, "--beta", repr(c), "--format", "jsonl"], words)
+    refused = 0
+    for word, rec in zip(words, records):
+        states, output = program_result(sm, model, module, word, "softmax", {"c": c, "a": 0.0, "b": 0.0})
+        wanted = rec.get("output", rec.get("error"))
+        refused += "error" in rec
+        if output == wanted and (states is None) == ("error" in rec):
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL program {name} --beta {c} word={word!r}: C++={wanted!r} {args.backend}={output!r}")
+    if not refused:
+        failed += 1
+        print(f"FAIL program {name} --beta {c}: C++ refuses none of {words}; the refusal case needs another word")
+    return passed, failed, worst
 
 
 if __name__ == "__main__":

@@ -1,0 +1,265 @@
+#include "rasp/simulate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "model/exact_ahat.h"
+#include "model/forward.h"
+#include "simulate/simulate.h"
+#include "util/error.h"
+#include "util/interrupt.h"
+#include "util/symbols.h"
+
+namespace softhat::rasp {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool shorter(const std::string& a, const std::string& b) { return a.size() < b.size() || (a.size() == b.size() && a < b); }
+
+// One word's three outputs; nullopt where a range flag refused it.
+struct Outputs {
+  std::string interpreted;
+  std::optional<std::string> exact;
+  model::ExactRun run;
+};
+
+std::string num(double v) {
+  if (std::isinf(v)) return "inf";
+  return fmt::format("{:.3g}", v);
+}
+
+class Simulator {
+ public:
+  Simulator(const Program& p, const CompiledProgram& c, const ProgramSimOptions& o)
+      : program_(p), compiled_(c), options_(o), ahat_(c.model), engine_(c.model), runner_(engine_) {
+    const std::size_t per_position = 32 * (p.statements.size() + 1);
+    max_positions_ = o.max_memory == 0 ? std::numeric_limits<std::size_t>::max() : o.max_memory / per_position;
+  }
+
+  ProgramLength length(std::size_t n) {
+    ProgramLength r;
+    r.n = n;
+    r.padded = program_.length_with_padding(n);
+    if (r.padded > max_positions_) {
+      throw LimitError(fmt::format("length {} runs on N = {} positions, more than the memory limit allows", n, r.padded),
+                       Limit::kMemory);
+    }
+    const words::WordSource set =
+        simulate::model_words(program_.alphabet, n, options_.samples, options_.exhaustive_limit, options_.seed);
+    r.exhaustive = set.complete;
+    const std::vector<std::string> words = set.all();
+    r.words = words.size();
+    const auto padded = static_cast<std::int64_t>(r.padded);
+    const model::BetaSchedule beta = options_.beta.value_or(compiled_.model.config.beta);
+    r.beta = beta.at(padded);
+    for (const HeadGap& g : compiled_.gaps) r.heads.push_back({g.layer, g.head, g.label, g.at(padded), kInf});
+    std::vector<Outputs> outs;
+    for (const std::string& w : words) {
+      throw_if_interrupted();
+      Outputs o;
+      o.interpreted = run_program(program_, w, max_positions_);
+      try {
+        o.exact = exact_transduction(ahat_, compiled_.model.config, w, &o.run);
+      } catch (const std::invalid_argument&) {  // a range flag: the model refuses, never answers wrongly
+        ++r.refused;
+        outs.push_back(std::move(o));
+        continue;
+      }
+      for (std::size_t h = 0; h < r.heads.size() && h < o.run.heads.size(); ++h) {
+        r.heads[h].measured = std::min(r.heads[h].measured, o.run.heads[h].gap);
+      }
+      const bool exact_ok = *o.exact == o.interpreted;
+      const bool soft_ok = softmax_agrees(w, o.interpreted, beta);
+      r.ahat_agree += exact_ok;
+      r.softmax_agree += soft_ok;
+      if ((!exact_ok || !soft_ok) && (!r.first_disagreement || shorter(w, *r.first_disagreement))) {
+        r.first_disagreement = w;
+      }
+      outs.push_back(std::move(o));
+    }
+    r.analytic_gap = r.measured_gap = kInf;
+    for (const ProgramHeadGap& h : r.heads) {
+      r.analytic_gap = std::min(r.analytic_gap, h.analytic);
+      if (h.measured < r.measured_gap) {
+        r.measured_gap = h.measured;
+        r.gap_layer = h.layer;
+        r.gap_head = h.head;
+      }
+    }
+    if (options_.bisect) r.empirical_beta = bisect(words, outs, beta.at(padded));
+    return r;
+  }
+
+ private:
+  bool softmax_agrees(const std::string& w, const std::string& expected, const model::BetaSchedule& beta) {
+    model::RunOptions opt;
+    opt.mode = model::AttentionMode::kSoftmax;
+    opt.beta = beta;
+    opt.max_memory = options_.max_memory;
+    try {
+      return runner_.run(w, opt).output == expected;
+    } catch (const std::invalid_argument&) {  // a range flag raised by softmax noise alone
+      return false;
+    } catch (const std::runtime_error&) {  // no finite score, or an overflowing stream
+      return false;
+    }
+  }
+
+  // The smallest beta (within 1%, log-scale bisection in [1, hi]) at which
+  // softmax agrees with the interpreter on every word the AHAT answered.
+  std::optional<double> bisect(const std::vector<std::string>& words, const std::vector<Outputs>& outs, double hi) {
+    auto all_agree = [&](double b) {
+      for (std::size_t k = 0; k < words.size(); ++k) {
+        throw_if_interrupted();
+        if (outs[k].exact && !softmax_agrees(words[k], outs[k].interpreted, model::BetaSchedule{b, 0, 0})) return false;
+      }
+      return true;
+    };
+    if (!all_agree(hi)) return std::nullopt;
+    double lo = 1.0;
+    if (all_agree(lo)) return lo;
+    while (hi / lo > 1.01) {
+      const double mid = std::sqrt(lo * hi);
+      (all_agree(mid) ? hi : lo) = mid;
+    }
+    return hi;
+  }
+
+  const Program& program_;
+  const CompiledProgram& compiled_;
+  const ProgramSimOptions& options_;
+  model::ExactAhat ahat_;
+  model::Engine engine_;
+  model::Runner runner_;
+  std::size_t max_positions_ = 0;
+};
+
+}  // namespace
+
+bool ProgramSimulation::ok() const {
+  for (const ProgramLength& r : lengths) {
+    const std::uint64_t answered = r.words - r.refused;
+    if (r.ahat_agree != answered || r.softmax_agree != answered) return false;
+    for (const ProgramHeadGap& h : r.heads) {
+      if (h.measured < h.analytic * (1 - 1e-12)) return false;
+    }
+  }
+  return true;
+}
+
+ProgramSimulation simulate_program(const Program& program, const CompiledProgram& compiled,
+                                   const ProgramSimOptions& options) {
+  ProgramSimulation sim;
+  sim.subject = program.name;
+  const model::ModelConfig& cfg = compiled.model.config;
+  sim.layers = static_cast<int>(cfg.layers.size());
+  for (const auto& layer : cfg.layers) sim.heads += static_cast<int>(layer.heads.size());
+  sim.width = cfg.d_model;
+  sim.bisected = options.bisect;
+  sim.schedule = (options.beta ? *options.beta : cfg.beta).describe();
+  Simulator simulator(program, compiled, options);
+  std::vector<double> ms, gaps, mb, betas;
+  for (std::size_t n : options.lengths) {
+    ProgramLength r = simulator.length(n);
+    const double m = static_cast<double>(r.padded) + 1;
+    if (r.padded >= 2 && std::isfinite(r.measured_gap) && r.measured_gap > 0) {
+      ms.push_back(m);
+      gaps.push_back(r.measured_gap);
+    }
+    if (r.padded >= 2 && r.empirical_beta && *r.empirical_beta > 1.0) {
+      mb.push_back(m);
+      betas.push_back(*r.empirical_beta);
+    }
+    sim.lengths.push_back(std::move(r));
+    if (options.progress) options.progress->advance();
+  }
+  sim.gap_exponent = simulate::loglog_slope(ms, gaps);
+  sim.empirical_beta_exponent = simulate::loglog_slope(mb, betas);
+  return sim;
+}
+
+std::string format_program_simulation(const ProgramSimulation& sim, bool per_head) {
+  std::string out = fmt::format("{}: {} layers, {} heads, width {}; scheduled beta(N) = {}\n", sim.subject, sim.layers,
+                                sim.heads, sim.width, sim.schedule);
+  const bool bisected = sim.bisected;
+  out += fmt::format("{:>5} {:>6} {:>6} {:>4} {:>10} {:>10} {:>6} {:>10} {:>9} {:>9} {:>7}{}\n", "n", "N", "words", "set",
+                     "gamma", "analytic", "head", "beta(N)", "AHAT", "softmax", "refused",
+                     bisected ? fmt::format(" {:>10}", "beta*") : "");
+  for (const ProgramLength& r : sim.lengths) {
+    const std::uint64_t answered = r.words - r.refused;
+    out += fmt::format("{:>5} {:>6} {:>6} {:>4} {:>10} {:>10} {:>6} {:>10} {:>9} {:>9} {:>7}{}\n", r.n, r.padded,
+                       r.words, r.exhaustive ? "all" : "some", num(r.measured_gap), num(r.analytic_gap),
+                       r.gap_layer < 0 ? "-" : fmt::format("{}.{}", r.gap_layer, r.gap_head), num(r.beta),
+                       fmt::format("{}/{}", r.ahat_agree, answered), fmt::format("{}/{}", r.softmax_agree, answered),
+                       r.refused,
+                       bisected ? fmt::format(" {:>10}", r.empirical_beta ? num(*r.empirical_beta) : "none") : "");
+    if (r.first_disagreement) {
+      out += fmt::format("      first disagreement with the interpreter: '{}'\n", sym::encode(*r.first_disagreement));
+    }
+  }
+  if (per_head && !sim.lengths.empty()) {
+    const ProgramLength& last = sim.lengths.back();
+    out += fmt::format("per head at n = {} (N = {}): measured / analytic gap\n", last.n, last.padded);
+    for (const ProgramHeadGap& h : last.heads) {
+      out += fmt::format("  {:>3}.{:<2} {:>10} {:>10} {:>8}  {}\n", h.layer, h.head, num(h.measured), num(h.analytic),
+                         std::isfinite(h.analytic) && std::isfinite(h.measured) ? fmt::format("{:.2f}", h.measured / h.analytic) : "-",
+                         h.label);
+    }
+  }
+  if (sim.gap_exponent) out += fmt::format("fit over N >= 2: measured gamma ~ M^{:.3f} (M = N + 1)", *sim.gap_exponent);
+  if (sim.empirical_beta_exponent) out += fmt::format(", beta* ~ M^{:.3f}", *sim.empirical_beta_exponent);
+  if (sim.gap_exponent || sim.empirical_beta_exponent) out += "\n";
+  out += "gamma: the exact AHAT's minimum row gap over the words ('all': every word of the length; 'some': sampled\n"
+         "and adversarial words); analytic: the compiler's gap table at N; AHAT, softmax: outputs equal to the\n"
+         "interpreter's; refused: words a range flag stopped (in every mode). beta*: the smallest beta at which\n"
+         "softmax still agrees on every tested word (empirical).\n";
+  return out;
+}
+
+nlohmann::ordered_json program_simulation_json(const ProgramSimulation& sim) {
+  auto finite = [](double v) -> nlohmann::ordered_json {
+    if (std::isfinite(v)) return v;
+    return nullptr;
+  };
+  nlohmann::ordered_json j;
+  j["subject"] = sim.subject;
+  j["layers"] = sim.layers;
+  j["heads"] = sim.heads;
+  j["width"] = sim.width;
+  j["beta_schedule"] = sim.schedule;
+  j["ok"] = sim.ok();
+  j["gap_exponent"] = sim.gap_exponent ? nlohmann::ordered_json(*sim.gap_exponent) : nullptr;
+  j["empirical_beta_exponent"] =
+      sim.empirical_beta_exponent ? nlohmann::ordered_json(*sim.empirical_beta_exponent) : nullptr;
+  j["lengths"] = nlohmann::ordered_json::array();
+  for (const ProgramLength& r : sim.lengths) {
+    nlohmann::ordered_json l;
+    l["n"] = r.n;
+    l["padded"] = r.padded;
+    l["words"] = r.words;
+    l["exhaustive"] = r.exhaustive;
+    l["measured_gap"] = finite(r.measured_gap);
+    l["analytic_gap"] = finite(r.analytic_gap);
+    l["beta"] = r.beta;
+    l["refused"] = r.refused;
+    l["ahat_agree"] = r.ahat_agree;
+    l["softmax_agree"] = r.softmax_agree;
+    l["first_disagreement"] = r.first_disagreement ? nlohmann::ordered_json(sym::encode(*r.first_disagreement)) : nullptr;
+    l["empirical_beta"] = r.empirical_beta ? nlohmann::ordered_json(*r.empirical_beta) : nullptr;
+    l["heads"] = nlohmann::ordered_json::array();
+    for (const ProgramHeadGap& h : r.heads) {
+      l["heads"].push_back({{"layer", h.layer}, {"head", h.head}, {"label", h.label},
+                            {"analytic_gap", finite(h.analytic)}, {"measured_gap", finite(h.measured)}});
+    }
+    j["lengths"].push_back(std::move(l));
+  }
+  return j;
+}
+
+}  // namespace softhat::rasp

@@ -1,0 +1,81 @@
+// simulate --program: the measured gaps of the exact AHAT against the
+// compiler's gap table, and the growth of the smallest working beta (beta*)
+// for dyck2 and square, fitted and printed: the theory says gamma ~ M^-3 and
+// beta ~ M^3 ln M (M = N + 1, N the padded length; N = n^2 for square).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <iostream>
+
+#include "rasp/compile.h"
+#include "rasp/program.h"
+#include "rasp/simulate.h"
+
+using namespace softhat;
+
+namespace {
+
+const std::string kDir = SOFTHAT_SOURCE_DIR "/examples/srasp/";
+
+rasp::ProgramSimulation run(const std::string& name, std::vector<std::size_t> lengths, bool bisect,
+                            std::optional<model::BetaSchedule> beta = std::nullopt) {
+  const rasp::Program p = rasp::load_program(kDir + name + ".srasp");
+  const rasp::CompiledProgram c = rasp::compile_program(p);
+  rasp::ProgramSimOptions o;
+  o.lengths = std::move(lengths);
+  o.samples = 4;
+  o.exhaustive_limit = 0;  // adversarial and random words only
+  o.seed = 5;
+  o.bisect = bisect;
+  o.beta = beta;
+  return rasp::simulate_program(p, c, o);
+}
+
+}  // namespace
+
+TEST_CASE("simulate --program: beta* of dyck2 and square grows like M^3, the gap like M^-3", "[rasp][simulate]") {
+  struct Case {
+    const char* name;
+    std::vector<std::size_t> lengths;
+  };
+  for (const Case& k : {Case{"dyck2", {8, 16, 32}}, Case{"square", {2, 3, 4, 5, 6}}}) {
+    const rasp::ProgramSimulation sim = run(k.name, k.lengths, true);
+    INFO(rasp::format_program_simulation(sim, false));
+    CHECK(sim.ok());
+    for (const rasp::ProgramLength& r : sim.lengths) {
+      REQUIRE(r.words > 0);
+      CHECK(r.refused == 0);
+      CHECK(r.measured_gap >= r.analytic_gap * (1 - 1e-12));
+      REQUIRE(r.empirical_beta.has_value());
+      CHECK(*r.empirical_beta <= r.beta);  // the schedule is never below what the words need
+    }
+    REQUIRE(sim.empirical_beta_exponent.has_value());
+    REQUIRE(sim.gap_exponent.has_value());
+    std::cout << k.name << ": beta* ~ M^" << *sim.empirical_beta_exponent << ", measured gamma ~ M^"
+              << *sim.gap_exponent << " (M = N + 1)\n";
+    CHECK(*sim.gap_exponent == Approx(-3.0).margin(0.15));
+    CHECK(*sim.empirical_beta_exponent > 2.5);
+    CHECK(*sim.empirical_beta_exponent < 3.8);
+  }
+}
+
+TEST_CASE("simulate --program: dyck2's analytic gap is attained, head by head, on balanced words", "[rasp][simulate]") {
+  const rasp::ProgramSimulation sim = run("dyck2", {6, 12}, false);
+  for (const rasp::ProgramLength& r : sim.lengths) {
+    CHECK(r.measured_gap == Approx(r.analytic_gap).epsilon(1e-9));
+    for (const rasp::ProgramHeadGap& h : r.heads) {
+      INFO(h.label);
+      CHECK(std::isinf(h.analytic) == std::isinf(h.measured));  // uniform heads exactly
+    }
+  }
+}
+
+TEST_CASE("simulate --program: a fixed beta loses agreement as N grows", "[rasp][simulate]") {
+  const rasp::ProgramSimulation sim = run("dyck2", {4, 32}, false, model::BetaSchedule{50.0, 0.0, 0.0});
+  REQUIRE(sim.lengths.size() == 2);
+  const rasp::ProgramLength& big = sim.lengths[1];
+  CHECK(big.ahat_agree == big.words);  // the exact AHAT is right regardless
+  CHECK(big.softmax_agree < big.words);
+  CHECK(big.first_disagreement.has_value());
+  CHECK_FALSE(sim.ok());
+}
