@@ -77,6 +77,10 @@ class Model:
         """The word the engine runs: a program model's word followed by pad(n) pad symbols; others as is."""
         if not self.program:
             return word
+        at = word.find(self.program["pad_symbol"])
+        if at >= 0:
+            raise ValueError(f"symbol '{self.program['pad_symbol']}' at {at + 1} is the program's pad symbol, "
+                             "not part of its input alphabet")
         return word + self.program["pad_symbol"] * (self.padded_length(len(word)) - len(word))
 
     def beta(self, n, schedule=None):

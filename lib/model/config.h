@@ -100,8 +100,9 @@ struct TransducerReadout {
 // (still read): ASCII alphabets only, one byte per symbol.
 // Models compiled from S-RASP programs (rasp/compile.h; model-format.md,
 // "Program models"): the model reads the word padded with pad(n) copies of
-// pad_symbol, its output drops every pad_symbol, and a word whose run sets a
-// range flag (> 1/2 at a real position) is refused: an integer left the range
+// pad_symbol (a word holding pad_symbol itself is refused), its output drops
+// every pad_symbol, and a word whose run sets a range flag (> 1/2 at any
+// position after BOS, pads included) is refused: an integer left the range
 // the construction is exact for.
 struct ProgramIo {
   std::vector<std::int64_t> pad;  // pad(n) = sum_k pad[k] n^k (empty: no padding)

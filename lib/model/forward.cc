@@ -347,6 +347,13 @@ Runner::Runner(Runner&&) noexcept = default;
 
 std::string program_input(const ModelConfig& config, std::string_view word) {
   std::string padded(word);
+  if (config.program) {  // the pad symbol is in the model's alphabet but never in a word
+    const std::size_t at = word.find(config.program->pad_symbol);
+    if (at != std::string_view::npos) {
+      throw std::invalid_argument(fmt::format("symbol '{}' at {} is the program's pad symbol, not part of its input alphabet",
+                                              sym::encode(config.program->pad_symbol), at + 1));
+    }
+  }
   if (config.program) padded.append(config.program->padded_length(word.size()) - word.size(), config.program->pad_symbol);
   return padded;
 }
