@@ -99,22 +99,30 @@ int stream_compiled(Context& ctx, const rasp::Program& program, const StreamArgs
   // Hard mode is the exact AHAT: rational scores, exact ties (docs/srasp.md).
   const model::ExactAhat ahat(compiled.model);
   const model::ModelConfig& config = compiled.model.config;
-  auto exact = [&](std::string_view w) {
+  // The exact run's JSONL fields: no temperature (beta null), all weight on
+  // the argmax set, the exact minimum score gap over every head and row, and
+  // the output margin of the exact final states.
+  auto exact_run = [&](std::string_view w) {
     const std::size_t padded = config.program->padded_length(w.size());
     if (padded > rasp_max_positions(ctx, program)) {
       throw LimitError(fmt::format("N = {} positions need more than --max-memory", padded));
     }
-    return rasp::exact_transduction(ahat, config, w);
+    model::ExactRun run;
+    model::RunResult r;
+    r.output = rasp::exact_transduction(ahat, config, w, &run);
+    model::read_transduction(*config.transducer, run.states, &r.min_symbol_margin);
+    r.beta = model::kNoGap;
+    r.margins = model::MarginStats{};
+    r.margins->min_gap = run.min_gap();
+    return r;
   };
-  if (acceptor) return stream_verdicts(ctx, program, stream, what, exact);
+  if (acceptor) {
+    return stream_verdicts(ctx, program, stream, what, [&](std::string_view w) { return *exact_run(w).output; });
+  }
   io::StreamOptions s = stream_options(ctx, program.alphabet, stream, true);
   const std::unique_ptr<util::Progress> progress = ctx.progress(what, "lines");
   s.progress = progress.get();
-  const auto summary = io::classify_stream(ctx.in, ctx.out, s, [&](std::string_view w) {
-    model::RunResult r;
-    r.output = exact(w);
-    return r;
-  });
+  const auto summary = io::classify_stream(ctx.in, ctx.out, s, exact_run);
   progress->finish();
   return finish_stream(ctx, summary, stream.compare_labels);
 }

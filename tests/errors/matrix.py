@@ -546,6 +546,29 @@ case(138, "rasp", "a word with a symbol outside the program's alphabet (the stre
      out_lines=["abcd\tdabc", "abx\tERROR\tsymbol 'x' at 3 is not in the alphabet {a,b,c,d}", "dcba\tadcb"],
      command="printf 'abcd\\nabx\\ndcba\\n' | softhat rasp run examples/srasp/rotate.srasp")
 
+# S-RASP compiler refusals: a valid program outside the compiled subset names its statement and line, writes nothing.
+examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "srasp")
+mapdup = os.path.join(examples, "mapdup.srasp")
+case(150, "rasp", "rasp compile of a program with concat (mapdup)", ["rasp", "compile", mapdup, "-o", path("mapdup.safetensors")],
+     2, r"mapdup\.srasp:18: statement 'out' cannot be compiled: concat is not compiled", no_files=[path("mapdup.safetensors")],
+     command="softhat rasp compile examples/srasp/mapdup.srasp -o mapdup.safetensors")
+prog = path("cmp.srasp")
+open(prog, "w").write("input alphabet {a, b}\nx : int := pos\ny : int := rmost j [all] (x[i] < x[j]) -> pos else 0\n"
+                      "out : sym := if y > 0 then 'a' else 'b'\noutput out\n")
+case(151, "rasp", "rasp compile of a score comparing ints of [i] and [j] by <", ["rasp", "compile", prog, "-o", path("cmp.safetensors")],
+     2, r"cmp\.srasp:3: statement 'y' cannot be compiled: its score compares ints of \[i\] and \[j\] other than by one equality",
+     no_files=[path("cmp.safetensors")], command="softhat rasp compile cmp.srasp -o cmp.safetensors")
+case(152, "rasp", "transduce --program on a word holding the pad symbol '#' (the stream goes on)",
+     ["transduce", "--program", rotate], 2, r"1 of 3 lines had errors", stdin=b"abcd\na#b\ndcba\n",
+     out_lines=["abcd\tdabc", "a#b\tERROR\tsymbol '#' at 2 is the program's pad symbol, not part of its input alphabet",
+                "dcba\tadcb"],
+     command="printf 'abcd\\na#b\\ndcba\\n' | softhat transduce --program examples/srasp/rotate.srasp")
+case(153, "rasp", "transduce --mode hard without --program", ["transduce", "--formula", "a", "--mode", "hard"], 2,
+     r"--mode hard needs --program", command="softhat transduce --formula a --mode hard")
+case(154, "rasp", "simulate --program with --epsilon (the compiler sets beta)",
+     ["simulate", "--program", rotate, "--epsilon", "0.1"], 2, r"--epsilon: not with --program",
+     command="softhat simulate --program examples/srasp/rotate.srasp --epsilon 0.1")
+
 
 # ---------------------------------------------------------------- signals
 def interrupt(cid, title, args, no_files, command, sig=signal.SIGINT, stdin=None):

@@ -3,6 +3,7 @@
 // direct oracles in rasp_test.cc) on every short word and on random long
 // ones, in hard (AHAT) mode and in softmax at the scheduled beta(N).
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <random>
 #include <string>
@@ -95,5 +96,19 @@ TEST_CASE("the exact AHAT of each compiled example: the interpreter's outputs, a
         CHECK(run.heads[h].gap >= c.gaps[h].at(padded) * (1 - 1e-12));
       }
     }
+  }
+}
+
+TEST_CASE("a program model refuses a word holding its pad symbol, though the symbol is in its alphabet", "[rasp][compile]") {
+  for (const char* name : {"rotate", "square"}) {
+    const rasp::CompiledProgram c = rasp::compile_program(rasp::load_program(kDir + name + ".srasp"));
+    const model::Engine engine(c.model);
+    REQUIRE(c.model.config.alphabet.find('#') != std::string::npos);
+    for (const std::string w : {"#", "a#", "ab#b"}) {
+      INFO(name << " on " << w);
+      CHECK_THROWS_WITH(engine.run(w, {}), Catch::Contains("is the program's pad symbol"));
+      CHECK_THROWS_WITH(engine.run(w, {}), Catch::Contains(fmt::format("at {}", w.find('#') + 1)));
+    }
+    CHECK(engine.run("ab", {}).output.has_value());
   }
 }
