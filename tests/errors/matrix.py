@@ -13,6 +13,7 @@ import hashlib
 import os
 import re
 import signal
+import shutil
 import struct
 import subprocess
 import sys
@@ -548,10 +549,11 @@ case(138, "rasp", "a word with a symbol outside the program's alphabet (the stre
 
 # S-RASP compiler refusals: a valid program outside the compiled subset names its statement and line, writes nothing.
 examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "srasp")
-mapdup = os.path.join(examples, "mapdup.srasp")
+mapdup = path("mapdup.srasp")  # a copy under $TMP, so the message is the same from any checkout
+shutil.copyfile(os.path.join(examples, "mapdup.srasp"), mapdup)
 case(150, "rasp", "rasp compile of a program with concat (mapdup)", ["rasp", "compile", mapdup, "-o", path("mapdup.safetensors")],
      2, r"mapdup\.srasp:18: statement 'out' cannot be compiled: concat is not compiled", no_files=[path("mapdup.safetensors")],
-     command="softhat rasp compile examples/srasp/mapdup.srasp -o mapdup.safetensors")
+     command="softhat rasp compile mapdup.srasp -o mapdup.safetensors")
 prog = path("cmp.srasp")
 open(prog, "w").write("input alphabet {a, b}\nx : int := pos\ny : int := rmost j [all] (x[i] < x[j]) -> pos else 0\n"
                       "out : sym := if y > 0 then 'a' else 'b'\noutput out\n")
