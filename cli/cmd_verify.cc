@@ -1,6 +1,8 @@
 // softhat verify: the compiled transformer against the evaluator and the
 // oracles, exhaustively and on random words; exit 1 on any disagreement.
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "cli/command.h"
@@ -8,6 +10,9 @@
 #include "words/words.h"
 #include "io/file_util.h"
 #include "io/model_file.h"
+#include "rasp/compile.h"
+#include "rasp/program.h"
+#include "rasp/simulate.h"
 #include "util/error.h"
 #include "verify/verify.h"
 
@@ -25,7 +30,40 @@ struct Args {
   std::string shard;
   std::string model;
   int threads = 0;
+  std::string program, oracle;
+  std::string lengths;
 };
+
+// --program: the compiled S-RASP program against its direct oracle, the
+// interpreter, the exact AHAT and softmax at the scheduled beta(N).
+int verify_program(Context& ctx, const Args& args, std::optional<std::size_t> max_len, bool has_samples) {
+  if (args.selection.any() || !args.model.empty() || !args.shard.empty()) {
+    throw InputError("verify: give --program alone, not with --model, --shard or a language");
+  }
+  const rasp::Program program = rasp::load_program(args.program);
+  const rasp::CompiledProgram compiled = rasp::compile_program(program);
+  rasp::ProgramCheckOptions options;
+  options.max_len = max_len;
+  if (!args.lengths.empty()) options.random_lengths = words::parse_length_list(args.lengths);
+  if (has_samples) options.samples = args.options.samples;
+  options.seed = args.options.seed;
+  options.max_memory = ctx.max_memory;
+  std::string oracle = args.oracle;
+  if (oracle.empty()) {  // the example's own oracle, by file stem, if it has one
+    const std::string stem = std::filesystem::path(args.program).stem().string();
+    oracle = rasp::direct_oracle(stem) ? stem : "none";
+  }
+  const std::unique_ptr<util::Progress> progress = ctx.progress("verify " + program.name, "word sets");
+  options.progress = progress.get();
+  const rasp::ProgramCheck check = rasp::verify_program(program, compiled, oracle == "none" ? "" : oracle, options);
+  progress->finish();
+  args.json.table(ctx, rasp::format_program_check(check));
+  nlohmann::ordered_json json;
+  json["reports"] = nlohmann::ordered_json::array({rasp::program_check_json(check)});
+  json["ok"] = check.ok();
+  args.json.write(ctx, json);
+  return check.ok() ? kExitOk : kExitDisagreement;
+}
 }  // namespace
 
 void setup_verify(CLI::App& app, Runner& runner) {
@@ -39,20 +77,45 @@ void setup_verify(CLI::App& app, Runner& runner) {
                                   "ternary, fewer for larger)");
   max_len->check(CLI::Range(0, 24));
   sub->add_option_function<std::string>(
-      "--lengths", [args](const std::string& text) { args->options.lengths = words::parse_length_list(text); },
-      "lengths of the random words, e.g. 100,1000 or 20-50 (default 100,1000)");
-  sub->add_option("--per-length,--samples", args->options.samples, "random words per length (default 100)");
+      "--lengths",
+      [args](const std::string& text) {
+        args->lengths = text;
+        args->options.lengths = words::parse_length_list(text);
+      },
+      "lengths of the random words, e.g. 100,1000 or 20-50 (default 100,1000; with --program each random word's "
+      "length is drawn from the list, default 20-100, 20-40 for padded programs)");
+  auto* samples = sub->add_option("--per-length,--samples", args->options.samples,
+                                  "random words per length (default 100; with --program in all, default 200)");
   sub->add_option("--seed", args->options.seed, "random seed (fixed default)");
   sub->add_option("--model", args->model, "test this model file (compiled or not) instead of the language's "
                                           "compiled transformer, on the same words");
-  add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard");
-  add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");
+  auto* mode = add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard (--program checks both)");
+  auto* precision = add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");
   args->json.add_to(sub);
-  sub->add_option("--threads", args->threads, "words tested in parallel (default: the cores available); the report "
+  auto* threads = sub->add_option("--threads", args->threads, "words tested in parallel (default: the cores available); the report "
                                               "does not depend on it")
       ->check(CLI::Range(1, 1024));
   sub->add_option("--shard", args->shard, "K/N: test only this shard's part of every row (combine with `softhat merge`)");
-  sub->callback([&runner, args, max_len] {
+  sub->add_option("--program", args->program,
+                  "an S-RASP program (.srasp): compile it and check oracle, interpreter, exact AHAT and softmax at "
+                  "the scheduled beta(N) on every word up to --max-len (default 6, 5 for alphabets of more than 4 "
+                  "symbols) and on --samples random words");
+  sub->add_option("--oracle", args->oracle,
+                  "with --program: the direct oracle to check against (default: the one named like the program's file, "
+                  "else none; 'none': the interpreter is the reference)");
+  sub->callback([&runner, args, max_len, samples, mode, precision, threads] {
+    if (!args->program.empty()) {
+      // The program's check is its own: both modes, double precision, the compiler's beta(N), one thread.
+      for (const CLI::Option* o : {mode, precision, threads}) {
+        if (o->count()) throw CLI::ValidationError(o->get_name(), "not with --program");
+      }
+      if (!args->compile.beta.empty()) throw CLI::ValidationError("--beta", "not with --program (the compiler sets beta)");
+      const std::optional<std::size_t> len = max_len->count() ? std::optional<std::size_t>(args->max_len) : std::nullopt;
+      const bool has_samples = samples->count() > 0;  // else 200 in all, not the languages' 100 per length
+      runner = [args, len, has_samples](Context& ctx) { return verify_program(ctx, *args, len, has_samples); };
+      return;
+    }
+    if (!args->oracle.empty()) throw CLI::ValidationError("--oracle", "only with --program");
     if (max_len->count()) args->options.max_len = args->max_len;
     runner = [args](Context& ctx) {
       args->options.compile = args->compile.options();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <stdexcept>
 
 #include "model/exact_ahat.h"
@@ -13,6 +14,7 @@
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/symbols.h"
+#include "words/words.h"
 
 namespace softhat::rasp {
 
@@ -94,6 +96,61 @@ class Simulator {
     }
     if (options_.bisect) r.empirical_beta = bisect(words, outs, beta.at(padded));
     return r;
+  }
+
+  // One word of `verify --program`, tallied into `row`.
+  void check(const std::string& w, const ProgramOracle* oracle, ProgramCheckRow& row) {
+    throw_if_interrupted();
+    const std::size_t padded = program_.length_with_padding(w.size());
+    if (padded > max_positions_) {
+      throw LimitError(fmt::format("length {} runs on N = {} positions, more than the memory limit allows", w.size(),
+                                   padded),
+                       Limit::kMemory);
+    }
+    const auto n = static_cast<std::int64_t>(padded);
+    const model::BetaSchedule& beta = compiled_.model.config.beta;
+    const double b = beta.at(n);
+    row.beta_min = row.words == 0 ? b : std::min(row.beta_min, b);
+    row.beta_max = row.words == 0 ? b : std::max(row.beta_max, b);
+    row.max_padded = std::max(row.max_padded, padded);
+    ++row.words;
+    std::string failed;
+    auto fail = [&failed](const char* what) { failed += failed.empty() ? what : std::string(", ") + what; };
+    const std::string interpreted = run_program(program_, w, max_positions_);
+    std::string reference = interpreted;
+    if (oracle) {
+      reference = sym::declare((*oracle)(sym::encode(w)));
+      if (reference == interpreted) ++row.oracle_agree;
+      else fail("interpreter");
+    }
+    model::ExactRun run;
+    std::optional<std::string> exact;
+    try {
+      exact = exact_transduction(ahat_, compiled_.model.config, w, &run);
+    } catch (const std::invalid_argument&) {  // a range flag: refused in every mode, never answered wrongly
+      ++row.refused;
+    }
+    if (exact) {
+      if (*exact == reference) ++row.ahat_agree;
+      else fail("AHAT");
+      if (softmax_agrees(w, reference, beta)) ++row.softmax_agree;
+      else fail("softmax");
+      bool short_gap = false;
+      for (std::size_t h = 0; h < compiled_.gaps.size() && h < run.heads.size(); ++h) {
+        const double analytic = compiled_.gaps[h].at(n), measured = run.heads[h].gap;
+        if (!std::isfinite(analytic)) continue;
+        row.min_gap_ratio = std::min(row.min_gap_ratio, measured / analytic);
+        short_gap = short_gap || measured < analytic * (1 - 1e-12);
+      }
+      if (short_gap) {
+        ++row.gap_short;
+        fail("gap below the analytic table");
+      }
+    }
+    if (!failed.empty() && (!row.first_failure || shorter(w, *row.first_failure))) {
+      row.first_failure = w;
+      row.failure = failed;
+    }
   }
 
  private:
@@ -258,6 +315,121 @@ nlohmann::ordered_json program_simulation_json(const ProgramSimulation& sim) {
                             {"analytic_gap", finite(h.analytic)}, {"measured_gap", finite(h.measured)}});
     }
     j["lengths"].push_back(std::move(l));
+  }
+  return j;
+}
+
+bool ProgramCheck::ok() const {
+  for (const ProgramCheckRow& r : rows) {
+    const std::uint64_t answered = r.words - r.refused;
+    if (!oracle.empty() && r.oracle_agree != r.words) return false;
+    if (r.ahat_agree != answered || r.softmax_agree != answered || r.gap_short != 0) return false;
+  }
+  return true;
+}
+
+ProgramCheck verify_program(const Program& program, const CompiledProgram& compiled, const std::string& oracle_name,
+                            const ProgramCheckOptions& options) {
+  const ProgramOracle* oracle = nullptr;
+  if (!oracle_name.empty()) {
+    oracle = direct_oracle(oracle_name);
+    if (!oracle) {
+      std::string known;
+      for (const std::string& n : oracle_names()) known += (known.empty() ? "" : ", ") + n;
+      throw InputError(fmt::format("no direct oracle named '{}' (known: {}; or 'none')", oracle_name, known));
+    }
+  }
+  ProgramCheck check;
+  check.subject = program.name;
+  check.oracle = oracle_name;
+  const model::ModelConfig& cfg = compiled.model.config;
+  check.layers = static_cast<int>(cfg.layers.size());
+  for (const auto& layer : cfg.layers) check.heads += static_cast<int>(layer.heads.size());
+  check.width = cfg.d_model;
+  check.schedule = cfg.beta.describe();
+  ProgramSimOptions sim_options;
+  sim_options.max_memory = options.max_memory;
+  Simulator simulator(program, compiled, sim_options);
+  const std::size_t max_len = options.max_len.value_or(program.alphabet.size() <= 4 ? 6 : 5);
+  for (std::size_t n = 0; n <= max_len; ++n) {
+    ProgramCheckRow row;
+    row.set = fmt::format("all words of length {}", n);
+    const words::WordSource set = words::WordSource::of_length(program.alphabet, n);
+    for (std::uint64_t k = 0; k < set.count; ++k) simulator.check(set.at(k), oracle, row);
+    check.rows.push_back(std::move(row));
+    if (options.progress) options.progress->advance();
+  }
+  std::vector<std::size_t> lengths = options.random_lengths;
+  if (lengths.empty()) {
+    for (std::size_t n = 20; n <= (program.pad ? 40u : 100u); ++n) lengths.push_back(n);
+  }
+  if (options.samples > 0) {
+    ProgramCheckRow row;
+    const auto [lo, hi] = std::minmax_element(lengths.begin(), lengths.end());
+    row.set = fmt::format("{} random words of lengths {}{}", options.samples, *lo,
+                          *lo == *hi ? "" : (lengths.size() == *hi - *lo + 1 ? "-" : "..") + std::to_string(*hi));
+    std::mt19937_64 rng(options.seed);
+    for (std::size_t k = 0; k < options.samples; ++k) {
+      const std::size_t n = lengths[static_cast<std::size_t>(rng() % lengths.size())];
+      simulator.check(words::random_word(rng, program.alphabet, n, k), oracle, row);
+    }
+    check.rows.push_back(std::move(row));
+    if (options.progress) options.progress->advance();
+  }
+  return check;
+}
+
+std::string format_program_check(const ProgramCheck& check) {
+  std::string out = fmt::format("{}: {} layers, {} heads, width {}; scheduled beta(N) = {}; reference: {}\n",
+                                check.subject, check.layers, check.heads, check.width, check.schedule,
+                                check.oracle.empty() ? "the interpreter (no oracle)" : "the oracle '" + check.oracle + "'");
+  out += fmt::format("{:<38} {:>6} {:>17} {:>11} {:>11} {:>11} {:>11} {:>7} {:>9}\n", "words", "N max", "beta(N)",
+                     "interpreter", "AHAT", "softmax", "gap>=table", "refused", "gap/table");
+  for (const ProgramCheckRow& r : check.rows) {
+    const std::uint64_t answered = r.words - r.refused;
+    const std::string beta = r.beta_min == r.beta_max ? num(r.beta_min) : num(r.beta_min) + "-" + num(r.beta_max);
+    out += fmt::format("{:<38} {:>6} {:>17} {:>11} {:>11} {:>11} {:>11} {:>7} {:>9}\n", r.set, r.max_padded, beta,
+                       check.oracle.empty() ? "-" : fmt::format("{}/{}", r.oracle_agree, r.words),
+                       fmt::format("{}/{}", r.ahat_agree, answered), fmt::format("{}/{}", r.softmax_agree, answered),
+                       fmt::format("{}/{}", answered - r.gap_short, answered), r.refused, num(r.min_gap_ratio));
+    if (r.first_failure) {
+      out += fmt::format("      first failure: '{}' ({})\n", sym::encode(*r.first_failure), r.failure);
+    }
+  }
+  out += fmt::format("{}: {}\n", check.subject, check.ok() ? "ok" : "FAILED");
+  out += "interpreter: outputs equal to the oracle's; AHAT, softmax (at the scheduled beta(N)): equal to the\n"
+         "reference (the oracle, or the interpreter without one) over the words no range flag refused; gap>=table:\n"
+         "words on which every head's exact gap is at least the compiler's analytic gap at N; gap/table: the\n"
+         "smallest measured / analytic ratio over heads and words.\n";
+  return out;
+}
+
+nlohmann::ordered_json program_check_json(const ProgramCheck& check) {
+  nlohmann::ordered_json j;
+  j["subject"] = check.subject;
+  j["oracle"] = check.oracle.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(check.oracle);
+  j["layers"] = check.layers;
+  j["heads"] = check.heads;
+  j["width"] = check.width;
+  j["beta_schedule"] = check.schedule;
+  j["ok"] = check.ok();
+  j["rows"] = nlohmann::ordered_json::array();
+  for (const ProgramCheckRow& r : check.rows) {
+    nlohmann::ordered_json l;
+    l["set"] = r.set;
+    l["max_padded"] = r.max_padded;
+    l["beta_min"] = r.beta_min;
+    l["beta_max"] = r.beta_max;
+    l["words"] = r.words;
+    l["refused"] = r.refused;
+    l["oracle_agree"] = check.oracle.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.oracle_agree);
+    l["ahat_agree"] = r.ahat_agree;
+    l["softmax_agree"] = r.softmax_agree;
+    l["gap_short"] = r.gap_short;
+    l["min_gap_ratio"] = std::isfinite(r.min_gap_ratio) ? nlohmann::ordered_json(r.min_gap_ratio) : nullptr;
+    l["first_failure"] = r.first_failure ? nlohmann::ordered_json(sym::encode(*r.first_failure)) : nullptr;
+    l["failure"] = r.first_failure ? nlohmann::ordered_json(r.failure) : nullptr;
+    j["rows"].push_back(std::move(l));
   }
   return j;
 }

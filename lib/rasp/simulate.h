@@ -10,6 +10,7 @@
 // (docs/srasp.md, "Softmax at the theorem's temperature").
 
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "model/config.h"
 #include "rasp/compile.h"
+#include "rasp/oracles.h"
 #include "rasp/program.h"
 #include "util/progress.h"
 
@@ -71,5 +73,49 @@ ProgramSimulation simulate_program(const Program& program, const CompiledProgram
 
 std::string format_program_simulation(const ProgramSimulation& sim, bool per_head);
 nlohmann::ordered_json program_simulation_json(const ProgramSimulation& sim);
+
+// `verify --program`: every word up to max_len and `samples` random words of
+// lengths drawn from a list, each run four ways: the direct oracle (if
+// there is one), the interpreter, the exact AHAT and softmax at the scheduled
+// beta(N). A word passes when all outputs are equal (a word a range flag
+// refuses passes if the oracle and interpreter agree: the model refused it,
+// in every mode, rather than answer) and every head's exact gap is at least
+// the compiler's analytic gap at its N.
+struct ProgramCheckOptions {
+  std::optional<std::size_t> max_len;  // default: 6, or 5 for alphabets of more than 4 symbols
+  // Each random word's length is drawn uniformly from this list; empty: 20-100,
+  // or 20-40 for padded programs (N = n^2 makes their words long).
+  std::vector<std::size_t> random_lengths;
+  std::size_t samples = 200;  // random words
+  std::uint64_t seed = 0;
+  std::size_t max_memory = 0;
+  util::Progress* progress = nullptr;  // told of every word set done
+};
+
+struct ProgramCheckRow {
+  std::string set;  // "all words of length 3", "200 random words of lengths 20-100"
+  std::size_t max_padded = 0;
+  double beta_min = 0, beta_max = 0;  // the scheduled beta over the set's N
+  std::uint64_t words = 0, refused = 0;
+  std::uint64_t oracle_agree = 0;  // interpreter equal to the oracle (all words; 0 without an oracle)
+  std::uint64_t ahat_agree = 0, softmax_agree = 0;  // equal to the reference (oracle, or interpreter without one)
+  std::uint64_t gap_short = 0;  // words on which some head's exact gap fell below its analytic gap
+  double min_gap_ratio = std::numeric_limits<double>::infinity();  // measured / analytic, over heads and words
+  std::optional<std::string> first_failure;  // a shortest failing word
+  std::string failure;                       // what failed on it
+};
+
+struct ProgramCheck {
+  std::string subject, oracle;  // oracle: its name, or "" (the interpreter is the reference)
+  int layers = 0, heads = 0, width = 0;
+  std::string schedule;
+  std::vector<ProgramCheckRow> rows;
+  bool ok() const;
+};
+
+ProgramCheck verify_program(const Program& program, const CompiledProgram& compiled, const std::string& oracle_name,
+                            const ProgramCheckOptions& options);
+std::string format_program_check(const ProgramCheck& check);
+nlohmann::ordered_json program_check_json(const ProgramCheck& check);
 
 }  // namespace softhat::rasp

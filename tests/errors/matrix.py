@@ -570,6 +570,16 @@ case(153, "rasp", "transduce --mode hard without --program", ["transduce", "--fo
 case(154, "rasp", "simulate --program with --epsilon (the compiler sets beta)",
      ["simulate", "--program", rotate, "--epsilon", "0.1"], 2, r"--epsilon: not with --program",
      command="softhat simulate --program examples/srasp/rotate.srasp --epsilon 0.1")
+case(155, "rasp", "verify --program with an oracle that does not exist",
+     ["verify", "--program", rotate, "--oracle", "rotat"], 2, r"no direct oracle named 'rotat' \(known: compact, dyck2",
+     command="softhat verify --program examples/srasp/rotate.srasp --oracle rotat")
+case(156, "rasp", "verify --program with a language as well", ["verify", "--program", rotate, "contains-ab"], 2,
+     r"verify: give --program alone, not with --model, --shard or a language",
+     command="softhat verify --program examples/srasp/rotate.srasp contains-ab")
+case(157, "rasp", "verify --program with --mode (it checks both modes)", ["verify", "--program", rotate, "--mode", "hard"],
+     2, r"--mode: not with --program", command="softhat verify --program examples/srasp/rotate.srasp --mode hard")
+case(158, "rasp", "verify --oracle without --program", ["verify", "contains-ab", "--oracle", "rotate"], 2,
+     r"--oracle: only with --program", command="softhat verify contains-ab --oracle rotate")
 
 
 # ---------------------------------------------------------------- signals

@@ -10,6 +10,7 @@
 #include "rasp/compile.h"
 #include "rasp/program.h"
 #include "rasp/simulate.h"
+#include "util/symbols.h"
 
 using namespace softhat;
 
@@ -78,4 +79,55 @@ TEST_CASE("simulate --program: a fixed beta loses agreement as N grows", "[rasp]
   CHECK(big.softmax_agree < big.words);
   CHECK(big.first_disagreement.has_value());
   CHECK_FALSE(sim.ok());
+}
+
+TEST_CASE("verify --program: each compiled example agrees with its oracle four ways; a wrong oracle is caught", "[rasp][simulate]") {
+  for (const char* name : {"rotate", "firsthalf", "reverse", "mapreverse", "compact", "sortbin", "square", "msquare",
+                           "khop", "dyck2"}) {
+    const rasp::Program p = rasp::load_program(kDir + name + ".srasp");
+    const rasp::CompiledProgram c = rasp::compile_program(p);
+    rasp::ProgramCheckOptions o;
+    o.max_len = 3;
+    o.samples = 8;
+    o.random_lengths = p.pad ? std::vector<std::size_t>{6, 7, 8} : std::vector<std::size_t>{20, 25, 30};
+    const rasp::ProgramCheck check = rasp::verify_program(p, c, name, o);
+    INFO(rasp::format_program_check(check));
+    CHECK(check.ok());
+    REQUIRE(check.rows.size() == 5);  // lengths 0..3, then the random words
+    std::uint64_t expected = 1;
+    for (std::size_t n = 0; n <= 3; ++n, expected *= p.alphabet.size()) {
+      CHECK(check.rows[n].words == expected);
+      CHECK(check.rows[n].oracle_agree == expected);
+      CHECK(check.rows[n].ahat_agree + check.rows[n].refused == expected);
+      CHECK(check.rows[n].softmax_agree + check.rows[n].refused == expected);
+      CHECK(check.rows[n].gap_short == 0);
+      CHECK_FALSE(check.rows[n].first_failure);
+    }
+    CHECK(check.rows[4].words == 8);
+    CHECK(check.rows[4].min_gap_ratio >= 1 - 1e-12);
+  }
+  const rasp::Program khop = rasp::load_program(kDir + "khop.srasp");
+  const rasp::CompiledProgram compiled = rasp::compile_program(khop);
+  rasp::ProgramCheckOptions o;
+  o.max_len = 2;
+  o.samples = 0;
+  SECTION("the interpreter as the reference, with no oracle") {
+    const rasp::ProgramCheck check = rasp::verify_program(khop, compiled, "", o);
+    CHECK(check.ok());
+    CHECK(check.rows[2].oracle_agree == 0);
+    CHECK(check.rows[2].ahat_agree == 16);
+  }
+  SECTION("another program's oracle: every mode fails, the first failure is a shortest word") {
+    const rasp::ProgramCheck check = rasp::verify_program(khop, compiled, "reverse", o);
+    CHECK_FALSE(check.ok());
+    CHECK_FALSE(check.rows[0].first_failure);  // the empty word: both give the empty output
+    REQUIRE(check.rows[1].first_failure);
+    CHECK(sym::encode(*check.rows[1].first_failure) == "a");  // khop gives '~', reverse 'a'
+    CHECK(check.rows[1].failure == "interpreter, AHAT, softmax");
+    CHECK(check.rows[2].oracle_agree < 16);
+  }
+  SECTION("an unknown oracle is an input error naming the known ones") {
+    CHECK_THROWS_WITH(rasp::verify_program(khop, compiled, "nope", o),
+                      Catch::Matchers::Contains("no direct oracle named 'nope'") && Catch::Matchers::Contains("rotate"));
+  }
 }
