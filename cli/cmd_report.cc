@@ -2,6 +2,8 @@
 // (lib/report/report.h).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <ostream>
 
@@ -23,6 +25,8 @@ struct Args {
   std::size_t samples = 50;
   std::string sweep_lengths = "16,64,256,1024";
   std::size_t sweep_words = 20;
+  std::vector<std::string> programs;
+  std::string program_lengths;
 };
 }  // namespace
 
@@ -36,6 +40,11 @@ void setup_report(CLI::App& app, Runner& runner) {
   sub->add_option("--per-length,--samples", args->samples, "verification words per length (default 50)");
   sub->add_option("--sweep-lengths", args->sweep_lengths, "temperature sweep lengths (default 16,64,256,1024)");
   sub->add_option("--sweep-words", args->sweep_words, "sweep words per length (default 20)");
+  sub->add_option("--program", args->programs,
+                  "S-RASP programs (.srasp) to give a page each: layer plan, gap table, verify --program's checks, "
+                  "beta(N) against the measured beta*");
+  sub->add_option("--program-lengths", args->program_lengths,
+                  "lengths n of the programs' beta* table (default 2,4,8,16,32; padded programs 2-6)");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
       report::ReportOptions options;
@@ -46,20 +55,44 @@ void setup_report(CLI::App& app, Runner& runner) {
       options.sweep_lengths = words::parse_length_list(args->sweep_lengths);
       options.sweep_plan.words = args->sweep_words;
       std::vector<report::LanguagePage> pages;
-      for (const lang::Language& language : ctx.select(args->selection)) {
-        if (!compile::has_acceptor(language)) {
-          ctx.err << fmt::format("softhat: skipped {}: no formula or construction\n", language.name());
-          continue;
+      std::vector<std::string> stems;  // refused before any work: the pages' names clash
+      for (const std::string& path : args->programs) {
+        const std::string stem = std::filesystem::path(path).stem().string();
+        if (stem == "index") throw InputError(fmt::format("{}: its page would be index.html, the index's own name", path));
+        if (std::find(stems.begin(), stems.end(), stem) != stems.end()) {
+          throw InputError(fmt::format("{}: another program's page is already named {}.html", path, stem));
         }
-        try {
-          pages.push_back(report::language_page(language, options));
-        } catch (const cascade::NotStarFree& e) {
-          // A DFA-defined language that is not star-free: no transformer to report on.
-          if (!args->selection.all && args->selection.att.empty()) throw;
-          ctx.err << fmt::format("softhat: skipped {}: {}\n", language.name(), e.what());
-          continue;
+        stems.push_back(stem);
+      }
+      if (args->programs.empty() || args->selection.any()) {
+        for (const lang::Language& language : ctx.select(args->selection)) {
+          if (!compile::has_acceptor(language)) {
+            ctx.err << fmt::format("softhat: skipped {}: no formula or construction\n", language.name());
+            continue;
+          }
+          try {
+            pages.push_back(report::language_page(language, options));
+          } catch (const cascade::NotStarFree& e) {
+            // A DFA-defined language that is not star-free: no transformer to report on.
+            if (!args->selection.all && args->selection.att.empty()) throw;
+            ctx.err << fmt::format("softhat: skipped {}: {}\n", language.name(), e.what());
+            continue;
+          }
+          ctx.err << fmt::format("softhat: {} {}\n", language.name(), pages.back().ok ? "agrees" : "DISAGREES");
         }
-        ctx.err << fmt::format("softhat: {} {}\n", language.name(), pages.back().ok ? "agrees" : "DISAGREES");
+      }
+      report::ProgramReportOptions program_options;
+      program_options.check.max_memory = ctx.max_memory;
+      if (!args->program_lengths.empty()) program_options.lengths = words::parse_length_list(args->program_lengths);
+      for (const std::string& path : args->programs) {
+        pages.push_back(report::program_page(path, program_options));
+        ctx.err << fmt::format("softhat: {} {}\n", path, pages.back().ok ? "agrees" : "DISAGREES");
+      }
+      for (std::size_t a = 0; a < pages.size(); ++a) {  // one file per page: two pages of one name would overwrite
+        for (std::size_t b = 0; b < a; ++b) {
+          if (pages[a].name == pages[b].name) throw InputError(fmt::format("two pages would be named {}.html", pages[a].name));
+        }
+        if (pages[a].name == "index") throw InputError("a page would be named index.html, the index's own name");
       }
       std::string command = "softhat";
       for (const std::string& a : ctx.args) command += " " + a;

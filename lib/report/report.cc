@@ -14,6 +14,10 @@
 #include "logic/formula.h"
 #include "logic/print.h"
 #include "plot/svg.h"
+#include "rasp/compile.h"
+#include "rasp/oracles.h"
+#include "rasp/program.h"
+#include "rasp/simulate.h"
 #include "task/khop.h"
 #include "util/error.h"
 #include "util/memory.h"
@@ -152,10 +156,116 @@ LanguagePage language_page(const lang::Language& language, const ReportOptions& 
   return page;
 }
 
+LanguagePage program_page(const std::string& path, const ProgramReportOptions& options) {
+  const rasp::Program program = rasp::load_program(path);
+  const rasp::CompiledProgram compiled = rasp::compile_program(program);
+  LanguagePage page;
+  page.name = std::filesystem::path(path).stem().string();
+  const model::ModelConfig& cfg = compiled.model.config;
+  int heads = 0;
+  for (const model::LayerConfig& l : cfg.layers) heads += static_cast<int>(l.heads.size());
+
+  std::string h = fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>softhat: {}</title>\n{}\n</head><body>\n",
+                              xml_escape(page.name), kStyle);
+  h += fmt::format("<p><a href=\"index.html\">all pages</a></p>\n<h1>{}</h1>\n", xml_escape(page.name));
+  h += "<h2>Program</h2>\n<table>\n";
+  h += row({"file", xml_escape(path)});
+  h += row({"alphabet", xml_escape(sym::encode(program.alphabet))});
+  h += row({"fragment", rasp::fragment_name(program.fragment)});
+  h += row({"statements", std::to_string(program.statements.size())});
+  h += "</table>\n<pre>" + xml_escape(io::read_file(path)) + "</pre>\n";
+
+  h += "<h2>Average-hard transformer: layer plan and gap table</h2>\n<pre>" +
+       xml_escape(rasp::describe_plan(program, compiled)) + "</pre>\n";
+
+  // verify --program.
+  const std::string stem = page.name;
+  const std::string oracle = rasp::direct_oracle(stem) ? stem : "";
+  const rasp::ProgramCheck check = rasp::verify_program(program, compiled, oracle, options.check);
+  page.ok = check.ok();
+  h += fmt::format("<h2>Verification</h2>\n<p>Against {} (seed {}): <span class=\"{}\">{}</span></p>\n<table>\n",
+                   oracle.empty() ? "the interpreter (no direct oracle)" : "the direct oracle <code>" + oracle + "</code>",
+                   options.check.seed, check.ok() ? "ok" : "bad", check.ok() ? "every check holds" : "FAILED");
+  h += row({"words", "N max", "beta(N)", "interpreter = oracle", "AHAT", "softmax", "gap &#8805; table", "refused",
+            "min gap / table"},
+           true);
+  for (const rasp::ProgramCheckRow& r : check.rows) {
+    const std::uint64_t answered = r.words - r.refused;
+    h += row({xml_escape(r.set), std::to_string(r.max_padded),
+              r.beta_min == r.beta_max ? num(r.beta_min) : num(r.beta_min) + " &#8211; " + num(r.beta_max),
+              oracle.empty() ? "-" : fmt::format("{}/{}", r.oracle_agree, r.words),
+              fmt::format("{}/{}", r.ahat_agree, answered), fmt::format("{}/{}", r.softmax_agree, answered),
+              fmt::format("{}/{}", answered - r.gap_short, answered), std::to_string(r.refused), num(r.min_gap_ratio)});
+    if (r.first_failure) {
+      h += "<tr><td colspan=\"9\" class=\"bad\">first failure: <code>" + xml_escape(sym::encode(*r.first_failure)) +
+           "</code> (" + xml_escape(r.failure) + ")</td></tr>\n";
+    }
+  }
+  h += "</table>\n";
+
+  // beta(N) against the measured beta*.
+  rasp::ProgramSimOptions so;
+  so.lengths = options.lengths;
+  if (so.lengths.empty()) {
+    so.lengths = program.pad ? std::vector<std::size_t>{2, 3, 4, 5, 6} : std::vector<std::size_t>{2, 4, 8, 16, 32};
+  }
+  so.samples = options.samples;
+  so.seed = options.check.seed;
+  so.bisect = true;
+  so.max_memory = options.check.max_memory;
+  const rasp::ProgramSimulation sim = rasp::simulate_program(program, compiled, so);
+  page.ok = page.ok && sim.ok();
+  plot::Series scheduled{"scheduled beta(N)", {}, {}, "#1f77b4", false, true};
+  plot::Series measured{"measured beta* (bisected)", {}, {}, "#d62728", false, true};
+  plot::Series gap{"measured gap", {}, {}, "#d62728", false, true};
+  plot::Series analytic{"analytic gap", {}, {}, "#1f77b4", true, true};
+  h += "<h2>How small must the temperature be?</h2>\n<table>\n" +
+       row({"n", "N", "words", "measured gap", "analytic gap", "beta(N)", "beta*", "beta(N) / beta*", "AHAT", "softmax"}, true);
+  for (const rasp::ProgramLength& r : sim.lengths) {
+    const double m = static_cast<double>(r.padded) + 1;
+    scheduled.x.push_back(m);
+    scheduled.y.push_back(r.beta);
+    gap.x.push_back(m);
+    gap.y.push_back(r.measured_gap);
+    analytic.x.push_back(m);
+    analytic.y.push_back(r.analytic_gap);
+    if (r.empirical_beta) {
+      measured.x.push_back(m);
+      measured.y.push_back(*r.empirical_beta);
+    }
+    const std::uint64_t answered = r.words - r.refused;
+    h += row({std::to_string(r.n), std::to_string(r.padded), std::to_string(r.words), num(r.measured_gap),
+              num(r.analytic_gap), num(r.beta), r.empirical_beta ? num(*r.empirical_beta) : "none",
+              r.empirical_beta ? num(r.beta / *r.empirical_beta) : "-", fmt::format("{}/{}", r.ahat_agree, answered),
+              fmt::format("{}/{}", r.softmax_agree, answered)});
+  }
+  h += "</table>\n";
+  h += "<div class=\"figure\">\n" +
+       plot::loglog_plot(page.name + ": beta against M = N + 1", "M = N + 1", "beta", {scheduled, measured}) + "</div>\n";
+  h += "<div class=\"figure\">\n" +
+       plot::loglog_plot(page.name + ": score gap against M = N + 1", "M = N + 1", "gap", {gap, analytic}) + "</div>\n";
+  std::string fits;
+  if (sim.gap_exponent) fits += fmt::format("measured gap ~ M^{:.3f}", *sim.gap_exponent);
+  if (sim.empirical_beta_exponent) fits += fmt::format("{}beta* ~ M^{:.3f}", fits.empty() ? "" : "; ", *sim.empirical_beta_exponent);
+  h += "<p>Least-squares fits over N &#8805; 2: " + (fits.empty() ? std::string("none (too few lengths)") : fits) +
+       ". The schedule is beta(N) = " + xml_escape(cfg.beta.describe()) +
+       "; beta* is the smallest beta (within 1%) at which softmax agrees with the interpreter on every word tested at "
+       "that length (the word's gap, not the worst case, sets it, so beta* can sit well below the schedule).</p>\n";
+  h += fmt::format("<p>softhat {}.</p>\n</body></html>\n", kVersion);
+  page.html = std::move(h);
+
+  page.summary = row({fmt::format("<a href=\"{0}.html\">{0}</a>", xml_escape(page.name)),
+                      std::string("S-RASP program (") + rasp::fragment_name(program.fragment) + ")",
+                      fmt::format("{}L {}H", cfg.layers.size(), heads), xml_escape(cfg.beta.describe()),
+                      fmt::format("<span class=\"{}\">{}</span>", page.ok ? "ok" : "bad", page.ok ? "agrees" : "DISAGREES"),
+                      sim.empirical_beta_exponent ? fmt::format("{:.2f}", *sim.empirical_beta_exponent) : "-", "-"});
+  return page;
+}
+
 std::string index_page(const std::vector<LanguagePage>& pages, const std::string& command) {
   std::string h = fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>softhat report</title>\n{}\n</head><body>\n", kStyle);
   h += "<h1>softhat report</h1>\n<p>Generated by <code>" + xml_escape(command) + "</code> (softhat " + kVersion + ").</p>\n";
-  h += "<table>\n" + row({"language", "class", "size", "beta(n)", "verification", "beta* exponent", "best fit of beta*"}, true);
+  h += "<table>\n" + row({"language or program", "class", "size", "beta(n)", "verification", "beta* exponent", "best fit of beta*"}, true);
   for (const LanguagePage& p : pages) h += p.summary;
   h += "</table>\n</body></html>\n";
   return h;

@@ -114,3 +114,30 @@ TEST_CASE("report and explain on the command line: whole files, clear errors", "
   CHECK(badword.err == "softhat: symbol 'x' at 3 is not in the alphabet {a,b,c}\n");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("report --program: a page per program with its plan, checks and beta*; clashing names refused first", "[report][rasp]") {
+  const auto dir = softhat::test::temp_path("report-program");
+  std::filesystem::remove_all(dir);
+  const std::string rotate = SOFTHAT_SOURCE_DIR "/examples/srasp/rotate.srasp";
+  const std::string khop = SOFTHAT_SOURCE_DIR "/examples/srasp/khop.srasp";
+  const auto r = test::run_cli({"report", "--program", rotate, "--program", khop, "--program-lengths", "2,4,8", "--out",
+                                dir.string()});
+  CHECK(r.status == 0);
+  CHECK(r.out == "wrote 2 pages and index.html to " + dir.string() + "\n");
+  const std::string page = io::read_file((dir / "rotate.html").string());
+  CHECK(page.find("layer head  mask") != std::string::npos);          // the layer plan
+  CHECK(page.find("Against the direct oracle <code>rotate</code>") != std::string::npos);
+  CHECK(page.find("every check holds") != std::string::npos);
+  CHECK(page.find("200 random words of lengths 20-100") != std::string::npos);
+  CHECK(page.find("4096/4096") != std::string::npos);                  // all words of length 6, in each column
+  CHECK(page.find("beta against M = N + 1") != std::string::npos);     // the beta* plot
+  CHECK(page.find("beta* ~ M^") != std::string::npos);                 // its fitted exponent
+  const std::string index = io::read_file((dir / "index.html").string());
+  CHECK(index.find("khop.html") != std::string::npos);
+  CHECK(index.find("S-RASP program (B-RASP") != std::string::npos);
+  std::filesystem::remove_all(dir);
+  const auto twice = test::run_cli({"report", "--program", rotate, "--program", rotate, "--out", dir.string()});
+  CHECK(twice.status == 2);
+  CHECK(twice.err.find("another program's page is already named rotate.html") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir));
+}

@@ -81,7 +81,7 @@ TEST_CASE("simulate --program: a fixed beta loses agreement as N grows", "[rasp]
   CHECK_FALSE(sim.ok());
 }
 
-TEST_CASE("verify --program: each compiled example agrees with its oracle four ways; a wrong oracle is caught", "[rasp][simulate]") {
+TEST_CASE("verify --program: each compiled example agrees with its oracle four ways, and a wrong oracle is caught", "[rasp][simulate]") {
   for (const char* name : {"rotate", "firsthalf", "reverse", "mapreverse", "compact", "sortbin", "square", "msquare",
                            "khop", "dyck2"}) {
     const rasp::Program p = rasp::load_program(kDir + name + ".srasp");

@@ -21,6 +21,8 @@ import xml.etree.ElementTree as ET
 LANGS = ["a-since-b", "majority", "dyck-2"]
 
 
+ROTATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "srasp", "rotate.srasp")
+
 def png_size(path):
     with open(path, "rb") as f:
         head = f.read(24)
@@ -52,9 +54,10 @@ def main():
     svgs.append(out)
     report = os.path.join(args.workdir, "report")
     subprocess.run([args.cli, "report", *LANGS, "--out", report, "--lengths", "100", "--samples", "10",
-                    "--sweep-lengths", "16,64", "--sweep-words", "8"], check=True, capture_output=True)
+                    "--sweep-lengths", "16,64", "--sweep-words", "8", "--program", ROTATE, "--program-lengths", "2,4,8"],
+                   check=True, capture_output=True)
     pages = sorted(f for f in os.listdir(report) if f.endswith(".html"))
-    assert pages == sorted(["index.html"] + [f"{l}.html" for l in LANGS]), pages
+    assert pages == sorted(["index.html", "rotate.html"] + [f"{l}.html" for l in LANGS]), pages
     for page in pages:
         text = open(os.path.join(report, page), encoding="utf-8").read()
         ET.fromstring(text[text.index("<html"):])  # well-formed
