@@ -202,7 +202,8 @@ def transduce(model, states):
     for i in range(1, states.shape[0]):
         vals = [float(states[i, c]) for c in t["coordinates"]]
         best = max(range(len(vals)), key=lambda k: (vals[k], -k))
-        out.append(t["symbols"][best] if vals[best] >= t["threshold"] else t["default"])
+        outputs = t["strings"] if "strings" in t else t["symbols"]  # strings: program models with concat
+        out.append(outputs[best] if vals[best] >= t["threshold"] else t["default"])
     out = "".join(out)
     if model.program:
         check_range_flags(model, states)

@@ -49,10 +49,16 @@ ordered_json config_to_json(const model::ModelConfig& c) {
   j["beta"] = {{"c", c.beta.c}, {"a", c.beta.a}, {"b", c.beta.b}};
   j["readout"] = {{"coordinate", c.readout.coordinate}, {"threshold", c.readout.threshold}};
   if (c.transducer) {
-    j["transducer"] = {{"coordinates", c.transducer->coordinates},
-                       {"symbols", sym::encode(c.transducer->symbols)},
-                       {"default", sym::encode(c.transducer->default_symbol)},
-                       {"threshold", c.transducer->threshold}};
+    auto& t = j["transducer"];
+    t["coordinates"] = c.transducer->coordinates;
+    if (c.transducer->strings.empty()) {
+      t["symbols"] = sym::encode(c.transducer->symbols);
+    } else {
+      t["strings"] = ordered_json::array();
+      for (const std::string& s : c.transducer->strings) t["strings"].push_back(sym::encode(s));
+    }
+    t["default"] = sym::encode(c.transducer->default_symbol);
+    t["threshold"] = c.transducer->threshold;
   }
   if (c.program) {
     ordered_json flags = ordered_json::array();
@@ -153,7 +159,13 @@ model::ModelConfig config_from_json(const json& j) {
       const json& t = j.at("transducer");
       model::TransducerReadout tr;
       for (const json& v : t.at("coordinates")) tr.coordinates.push_back(small_int(v, "transducer coordinate"));
-      tr.symbols = symbols(t.at("symbols"), c.format_version, "the transducer symbols");
+      if (t.contains("strings")) {  // program models whose outputs are strings (docs/model-format.md)
+        if (t.contains("symbols")) throw InputError("model configuration: the transducer has both symbols and strings");
+        if (!t.at("strings").is_array()) throw InputError("model configuration: transducer strings must be an array");
+        for (const json& v : t.at("strings")) tr.strings.push_back(symbols(v, c.format_version, "a transducer string"));
+      } else {
+        tr.symbols = symbols(t.at("symbols"), c.format_version, "the transducer symbols");
+      }
       const std::string def = symbols(t.at("default"), c.format_version, "the transducer default");
       if (def.size() != 1) throw InputError("model configuration: transducer default must be one symbol");
       tr.default_symbol = def[0];

@@ -56,7 +56,8 @@ std::string describe_config(const ModelConfig& c) {
     }
     if (c.layers[l].ffn_hidden > 0) out += fmt::format("    ffn: {} hidden units\n", c.layers[l].ffn_hidden);
   }
-  if (c.transducer) out += fmt::format("  output: one symbol per position from {} coordinates, '{}' if none >= {}\n",
+  if (c.transducer) out += fmt::format("  output: one {} per position from {} coordinates, '{}' if none >= {}\n",
+                                       c.transducer->strings.empty() ? "symbol" : "string",
                                        c.transducer->coordinates.size(), sym::encode(c.transducer->default_symbol),
                                        c.transducer->threshold);
   else out += fmt::format("  accept iff coordinate {} ({}) >= {}\n", c.readout.coordinate,
@@ -142,8 +143,15 @@ void ModelConfig::validate() const {
   }
   if (!std::isfinite(readout.threshold)) fail("the readout threshold is not finite");
   if (transducer) {
-    if (transducer->coordinates.empty() || transducer->coordinates.size() != transducer->symbols.size()) {
-      fail("the transducer readout needs one symbol per coordinate");
+    if (!transducer->strings.empty() && !transducer->symbols.empty()) {
+      fail("the transducer readout has both symbols and strings");
+    }
+    const std::size_t outputs = transducer->strings.empty() ? transducer->symbols.size() : transducer->strings.size();
+    if (transducer->coordinates.empty() || transducer->coordinates.size() != outputs) {
+      fail("the transducer readout needs one symbol (or string) per coordinate");
+    }
+    for (const std::string& s : transducer->strings) {
+      if (s.empty()) fail("a transducer string is empty");
     }
     for (int c : transducer->coordinates) {
       if (c < 0 || c >= d_model) fail(fmt::format("transducer coordinate {} is outside 0..{}", c, d_model - 1));

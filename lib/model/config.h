@@ -91,6 +91,9 @@ struct Readout {
 struct TransducerReadout {
   std::vector<int> coordinates;
   std::string symbols;  // one per coordinate (symbol codes)
+  // Instead of `symbols` (which is then empty): one string of symbol codes per
+  // coordinate, for program models whose outputs are strings (S-RASP concat).
+  std::vector<std::string> strings;
   char default_symbol = '~';
   double threshold = 0.5;
 };

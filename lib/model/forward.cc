@@ -47,7 +47,8 @@ bool key_visible(Mask mask, std::int64_t i, std::int64_t j) {
 
 std::string read_transduction(const TransducerReadout& tr, const Matrix& X, double* min_margin) {
   const std::int64_t n_pos = X.rows();
-  std::string out(static_cast<std::size_t>(std::max<std::int64_t>(0, n_pos - 1)), tr.default_symbol);
+  std::string out;
+  out.reserve(static_cast<std::size_t>(std::max<std::int64_t>(0, n_pos - 1)));
   double margin = kNoGap;
   for (std::int64_t i = 1; i < n_pos; ++i) {
     std::size_t best = 0;
@@ -55,7 +56,9 @@ std::string read_transduction(const TransducerReadout& tr, const Matrix& X, doub
       if (X(i, tr.coordinates[c]) > X(i, tr.coordinates[best])) best = c;
     }
     const double v = X(i, tr.coordinates[best]);
-    if (v >= tr.threshold) out[static_cast<std::size_t>(i - 1)] = tr.symbols[best];
+    if (v < tr.threshold) out += tr.default_symbol;
+    else if (tr.strings.empty()) out += tr.symbols[best];
+    else out += tr.strings[best];
     margin = std::min(margin, std::abs(v - tr.threshold));
   }
   if (min_margin) *min_margin = margin;

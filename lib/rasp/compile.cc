@@ -111,7 +111,7 @@ bool is_logic(const Expr& e) {
     case K::kNot: case K::kAnd: case K::kOr: return true;
     case K::kEq: case K::kNe: return e.args[0].type != Type::kInt;
     case K::kIf: return e.type != Type::kInt;
-    case K::kBool: case K::kSym: return true;
+    case K::kBool: case K::kSym: case K::kConcat: return true;
     default: return false;
   }
 }
@@ -150,7 +150,9 @@ class Compiler {
  private:
   const Program& p_;
   Layout lay_;
-  std::string universe_;  // symbol codes
+  // The values a sym vector can take: single symbols (codes), and the bounded
+  // strings concat builds, each one atomic symbol of the product alphabet.
+  std::vector<std::string> universe_;
   int one_ = 0, g_ = 0, g2_ = 0, h_ = 0, bos_ = 0, e_ = 0, e2_ = -1;
   int bos_rest_ = -1, bos_half_ = -1;  // (1 - e) * isBOS and (e/2) * isBOS
   std::map<int, int> tok_;  // universe index -> coordinate
@@ -162,7 +164,13 @@ class Compiler {
     throw CompileError(fmt::format("{}:{}: statement '{}' cannot be compiled: {}", p_.name, st_ ? st_->line : 0,
                                    st_ ? st_->name : std::string("output"), why));
   }
-  int sym_index(const std::string& code) const { return static_cast<int>(universe_.find(code[0])); }
+  int sym_index(const std::string& value) {  // interns a new string (a concat's product symbol)
+    const auto it = std::find(universe_.begin(), universe_.end(), value);
+    if (it != universe_.end()) return static_cast<int>(it - universe_.begin());
+    universe_.push_back(value);
+    return static_cast<int>(universe_.size()) - 1;
+  }
+  std::string shown(int index) const { return sym::encode(universe_.at(static_cast<std::size_t>(index))); }
   Lin one() const { return {{one_, 1.0}}; }
   Lin real() const { return {{one_, 1.0}, {bos_, -1.0}}; }
   Lin negate(const Lin& l) const { return lin_add(one(), l, -1.0); }
@@ -191,7 +199,7 @@ class Compiler {
   Val compare(const Expr& e);
   Val int_if(const Expr& e);
   void collect(const Expr& e, LogicFn& fn);
-  int evaluate(const Expr& e, const LogicFn& fn, const std::vector<int>& assignment) const;
+  int evaluate(const Expr& e, const LogicFn& fn, const std::vector<int>& assignment);
   Val logic(const Expr& e, bool key_side);
   Val build_logic(const LogicFn& fn, const std::vector<int>& free, std::vector<int> assignment,
                   std::vector<Lin> extra, Type type);
@@ -208,10 +216,8 @@ class Compiler {
 };
 
 void Compiler::setup() {
-  universe_ = p_.alphabet;
-  auto add = [&](const std::string& code) {
-    if (universe_.find(code[0]) == std::string::npos) universe_ += code[0];
-  };
+  for (char c : p_.alphabet) universe_.emplace_back(1, c);
+  auto add = [&](const std::string& code) { sym_index(code); };
   add(p_.pad_symbol);
   std::function<void(const Expr&)> walk = [&](const Expr& e) {
     if (e.kind == Expr::Kind::kSym) add(e.symbol);
@@ -376,7 +382,6 @@ Val Compiler::eval(const Expr& e) {
     }
     case K::kEq: case K::kNe: case K::kLt: case K::kLe: case K::kGt: case K::kGe: return compare(e);
     case K::kIf: return int_if(e);
-    case K::kConcat: refuse("concat is not compiled (its outputs are strings, and the model's are single symbols)");
     default: refuse("an operation the compiler does not know");
   }
 }
@@ -480,7 +485,7 @@ void Compiler::collect(const Expr& e, LogicFn& fn) {
 }
 
 // The value (0/1, or a universe index) of a logic expression under an assignment of its atoms.
-int Compiler::evaluate(const Expr& e, const LogicFn& fn, const std::vector<int>& assignment) const {
+int Compiler::evaluate(const Expr& e, const LogicFn& fn, const std::vector<int>& assignment) {
   using K = Expr::Kind;
   const auto atom = fn.index.find(&e);
   if (atom != fn.index.end()) return assignment[static_cast<std::size_t>(atom->second)];
@@ -493,6 +498,10 @@ int Compiler::evaluate(const Expr& e, const LogicFn& fn, const std::vector<int>&
     case K::kEq: return evaluate(e.args[0], fn, assignment) == evaluate(e.args[1], fn, assignment);
     case K::kNe: return evaluate(e.args[0], fn, assignment) != evaluate(e.args[1], fn, assignment);
     case K::kIf: return evaluate(e.args[evaluate(e.args[0], fn, assignment) ? 1 : 2], fn, assignment);
+    case K::kConcat: {  // the product symbol of the two values (the interpreter's string concatenation)
+      const int a = evaluate(e.args[0], fn, assignment), b = evaluate(e.args[1], fn, assignment);
+      return sym_index(universe_[static_cast<std::size_t>(a)] + universe_[static_cast<std::size_t>(b)]);
+    }
     default: return 0;  // not reached: every other node is an atom
   }
 }
@@ -547,7 +556,7 @@ Val Compiler::build_logic(const LogicFn& fn, const std::vector<int>& free, std::
       out = bool_out;
     } else {
       auto it = v.sym.find(r);
-      if (it == v.sym.end()) it = v.sym.emplace(r, Lin{{lay_.ffn_output(layer, label(fmt::format("sym={}", universe_[static_cast<std::size_t>(r)]))), 1.0}}).first;
+      if (it == v.sym.end()) it = v.sym.emplace(r, Lin{{lay_.ffn_output(layer, label(fmt::format("sym={}", shown(r)))), 1.0}}).first;
       out = it->second.begin()->first;
     }
     if (lits.empty()) lits.push_back(one());
@@ -589,7 +598,7 @@ Val Compiler::merge(const Val& raw, const Val& def, const std::vector<Lin>& lite
     for (const auto& entry : raw.sym) symbols.insert(entry.first);
     for (const auto& entry : def.sym) symbols.insert(entry.first);
     for (int s : symbols) {
-      const int out = lay_.ffn_output(layer, label(fmt::format("sym={}", universe_[static_cast<std::size_t>(s)])));
+      const int out = lay_.ffn_output(layer, label(fmt::format("sym={}", shown(s))));
       both(raw.sym.count(s) ? raw.sym.at(s) : Lin{}, def.sym.count(s) ? def.sym.at(s) : Lin{}, out);
       v.sym[s] = {{out, 1.0}};
     }
@@ -822,7 +831,7 @@ CompiledProgram Compiler::run() {
   Val copy;
   copy.type = Type::kSym;
   for (const auto& entry : out.sym) {
-    const int c = lay_.ffn_output(layer, fmt::format("output:{}", universe_[static_cast<std::size_t>(entry.first)]));
+    const int c = lay_.ffn_output(layer, fmt::format("output:{}", shown(entry.first)));
     and_units(layer, {entry.second}, c);
     copy.sym[entry.first] = {{c, 1.0}};
   }
@@ -839,9 +848,12 @@ CompiledProgram Compiler::build(const Val& out) {
   cfg.position_features = {PF{PF::Kind::kOne, 0}, PF{PF::Kind::kFraction, 0}, PF{PF::Kind::kFractionSquared, 0},
                            PF{PF::Kind::kInverse, 0}};
   model::TransducerReadout tr;
+  bool strings = false;  // an output longer than one symbol: the readout lists strings
+  for (const auto& entry : out.sym) strings = strings || universe_[static_cast<std::size_t>(entry.first)].size() != 1;
   for (const auto& entry : out.sym) {
     tr.coordinates.push_back(entry.second.begin()->first);
-    tr.symbols += universe_[static_cast<std::size_t>(entry.first)];
+    if (strings) tr.strings.push_back(universe_[static_cast<std::size_t>(entry.first)]);
+    else tr.symbols += universe_[static_cast<std::size_t>(entry.first)];
   }
   tr.default_symbol = p_.pad_symbol[0];
   cfg.readout.coordinate = tr.coordinates.at(0);
@@ -940,8 +952,11 @@ std::string describe_plan(const Program& program, const CompiledProgram& compile
     out += fmt::format("  input: w followed by pad(n) = {} copies of '{}'\n", fmt::join(terms, " + "),
                        sym::encode(compiled.pad_symbol));
   }
-  out += fmt::format("  output: one symbol per position, '{}' dropped; {} range flags\n", sym::encode(compiled.pad_symbol),
-                     compiled.flags.size());
+  const bool strings = cfg.transducer && !cfg.transducer->strings.empty();
+  out += fmt::format("  output: one {} per position, '{}' dropped; {} range flags\n",
+                     strings ? fmt::format("of {} strings (concat's product symbols)", cfg.transducer->strings.size())
+                             : "symbol",
+                     sym::encode(compiled.pad_symbol), compiled.flags.size());
   const model::BetaSchedule beta = cfg.beta;
   out += fmt::format("  beta(N) = {} (8 ln M / gamma(N), M = N + 1); gamma(N) at N = 10, 100, 1000: {:.3g}, {:.3g}, {:.3g}\n",
                      beta.describe(), compiled.min_gap(10), compiled.min_gap(100), compiled.min_gap(1000));

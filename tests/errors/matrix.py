@@ -549,11 +549,13 @@ case(138, "rasp", "a word with a symbol outside the program's alphabet (the stre
 
 # S-RASP compiler refusals: a valid program outside the compiled subset names its statement and line, writes nothing.
 examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "srasp")
-mapdup = path("mapdup.srasp")  # a copy under $TMP, so the message is the same from any checkout
-shutil.copyfile(os.path.join(examples, "mapdup.srasp"), mapdup)
-case(150, "rasp", "rasp compile of a program with concat (mapdup)", ["rasp", "compile", mapdup, "-o", path("mapdup.safetensors")],
-     2, r"mapdup\.srasp:18: statement 'out' cannot be compiled: concat is not compiled", no_files=[path("mapdup.safetensors")],
-     command="softhat rasp compile mapdup.srasp -o mapdup.safetensors")
+prog = path("cat.srasp")
+open(prog, "w").write("input alphabet {a, b, c, d}\ns1 : sym := concat(tok, tok)\ns2 : sym := concat(s1, s1)\n"
+                      "s3 : sym := concat(s2, s2)\noutput s3\n")
+case(150, "rasp", "rasp compile of concats whose product alphabet passes the logic limit (5^8 strings)",
+     ["rasp", "compile", prog, "-o", path("cat.safetensors")],
+     2, r"cat\.srasp:4: statement 's3' cannot be compiled: a logic expression with more than 16384 cases",
+     no_files=[path("cat.safetensors")], command="softhat rasp compile cat.srasp -o cat.safetensors")
 prog = path("cmp.srasp")
 open(prog, "w").write("input alphabet {a, b}\nx : int := pos\ny : int := rmost j [all] (x[i] < x[j]) -> pos else 0\n"
                       "out : sym := if y > 0 then 'a' else 'b'\noutput out\n")

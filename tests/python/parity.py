@@ -37,6 +37,7 @@ UNICODE_FORMULAS = [("'á' S b", "aáb"), ("(a | 'ǎ') & Y 'é' | #'é' > #a", "
 SRASP_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "srasp")
 # Example programs and words of their own beyond the exhaustive and random ones.
 PROGRAMS = {"rotate": [], "reverse": [], "compact": ["aaaa", "bacaab"], "square": ["abcab"],
+            "mapdup": ["ab|cde", "|a||bc|", "abcde"],  # concat: the readout lists strings
             "dyck2": ["([])[]", "(([]))[]()", "([)]", "[[[]]]("]}
 # A word set the compiled model refuses: (program, constant beta, words).
 REFUSAL = ("square", 16.0, ["aaa", "abc", "ab", "cab"])

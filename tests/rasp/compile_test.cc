@@ -20,8 +20,8 @@ using namespace softhat;
 namespace {
 
 const std::string kDir = SOFTHAT_SOURCE_DIR "/examples/srasp/";
-const char* const kCompiled[] = {"rotate", "firsthalf", "reverse", "mapreverse", "compact", "sortbin",
-                                 "square", "msquare", "khop", "dyck2"};
+const char* const kCompiled[] = {"rotate", "firsthalf", "reverse", "mapreverse", "mapdup", "compact",
+                                 "sortbin", "square", "msquare", "khop", "dyck2"};
 
 void check_word(const rasp::Program& p, const model::Engine& engine, const std::string& w, model::AttentionMode mode) {
   model::RunOptions opt;

@@ -82,8 +82,8 @@ TEST_CASE("simulate --program: a fixed beta loses agreement as N grows", "[rasp]
 }
 
 TEST_CASE("verify --program: each compiled example agrees with its oracle four ways, and a wrong oracle is caught", "[rasp][simulate]") {
-  for (const char* name : {"rotate", "firsthalf", "reverse", "mapreverse", "compact", "sortbin", "square", "msquare",
-                           "khop", "dyck2"}) {
+  for (const char* name : {"rotate", "firsthalf", "reverse", "mapreverse", "mapdup", "compact", "sortbin", "square",
+                           "msquare", "khop", "dyck2"}) {
     const rasp::Program p = rasp::load_program(kDir + name + ".srasp");
     const rasp::CompiledProgram c = rasp::compile_program(p);
     rasp::ProgramCheckOptions o;
