@@ -115,7 +115,7 @@ TEST_CASE("report and explain on the command line: whole files, clear errors", "
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("report --program: a page per program with its plan, checks and beta*; clashing names refused first", "[report][rasp]") {
+TEST_CASE("report --program: a page per program with its plan, checks and beta*, and clashing names refused first", "[report][rasp]") {
   const auto dir = softhat::test::temp_path("report-program");
   std::filesystem::remove_all(dir);
   const std::string rotate = SOFTHAT_SOURCE_DIR "/examples/srasp/rotate.srasp";
