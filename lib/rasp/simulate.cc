@@ -31,6 +31,23 @@ struct Outputs {
   model::ExactRun run;
 };
 
+// The model's shape, as ProgramSimulation and ProgramCheck both report it.
+template <class Report>
+void fill_shape(Report& r, const model::ModelConfig& cfg, const model::BetaSchedule& beta) {
+  r.layers = static_cast<int>(cfg.layers.size());
+  for (const auto& layer : cfg.layers) r.heads += static_cast<int>(layer.heads.size());
+  r.width = cfg.d_model;
+  r.schedule = beta.describe();
+}
+template <class Report>
+void shape_json(nlohmann::ordered_json& j, const Report& r) {
+  j["layers"] = r.layers;
+  j["heads"] = r.heads;
+  j["width"] = r.width;
+  j["beta_schedule"] = r.schedule;
+}
+nlohmann::ordered_json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nullptr; }
+
 std::string num(double v) {
   if (std::isinf(v)) return "inf";
   return fmt::format("{:.3g}", v);
@@ -44,14 +61,20 @@ class Simulator {
     max_positions_ = o.max_memory == 0 ? std::numeric_limits<std::size_t>::max() : o.max_memory / per_position;
   }
 
+  // N for an input of length n, refused past the memory limit.
+  std::size_t padded_length(std::size_t n) const {
+    const std::size_t padded = program_.length_with_padding(n);
+    if (padded > max_positions_) {
+      throw LimitError(fmt::format("length {} runs on N = {} positions, more than the memory limit allows", n, padded),
+                       Limit::kMemory);
+    }
+    return padded;
+  }
+
   ProgramLength length(std::size_t n) {
     ProgramLength r;
     r.n = n;
-    r.padded = program_.length_with_padding(n);
-    if (r.padded > max_positions_) {
-      throw LimitError(fmt::format("length {} runs on N = {} positions, more than the memory limit allows", n, r.padded),
-                       Limit::kMemory);
-    }
+    r.padded = padded_length(n);
     const words::WordSource set =
         simulate::model_words(program_.alphabet, n, options_.samples, options_.exhaustive_limit, options_.seed);
     r.exhaustive = set.complete;
@@ -101,12 +124,7 @@ class Simulator {
   // One word of `verify --program`, tallied into `row`.
   void check(const std::string& w, const ProgramOracle* oracle, ProgramCheckRow& row) {
     throw_if_interrupted();
-    const std::size_t padded = program_.length_with_padding(w.size());
-    if (padded > max_positions_) {
-      throw LimitError(fmt::format("length {} runs on N = {} positions, more than the memory limit allows", w.size(),
-                                   padded),
-                       Limit::kMemory);
-    }
+    const std::size_t padded = padded_length(w.size());
     const auto n = static_cast<std::int64_t>(padded);
     const model::BetaSchedule& beta = compiled_.model.config.beta;
     const double b = beta.at(n);
@@ -215,11 +233,8 @@ ProgramSimulation simulate_program(const Program& program, const CompiledProgram
   ProgramSimulation sim;
   sim.subject = program.name;
   const model::ModelConfig& cfg = compiled.model.config;
-  sim.layers = static_cast<int>(cfg.layers.size());
-  for (const auto& layer : cfg.layers) sim.heads += static_cast<int>(layer.heads.size());
-  sim.width = cfg.d_model;
+  fill_shape(sim, cfg, options.beta ? *options.beta : cfg.beta);
   sim.bisected = options.bisect;
-  sim.schedule = (options.beta ? *options.beta : cfg.beta).describe();
   Simulator simulator(program, compiled, options);
   std::vector<double> ms, gaps, mb, betas;
   for (std::size_t n : options.lengths) {
@@ -280,16 +295,9 @@ std::string format_program_simulation(const ProgramSimulation& sim, bool per_hea
 }
 
 nlohmann::ordered_json program_simulation_json(const ProgramSimulation& sim) {
-  auto finite = [](double v) -> nlohmann::ordered_json {
-    if (std::isfinite(v)) return v;
-    return nullptr;
-  };
   nlohmann::ordered_json j;
   j["subject"] = sim.subject;
-  j["layers"] = sim.layers;
-  j["heads"] = sim.heads;
-  j["width"] = sim.width;
-  j["beta_schedule"] = sim.schedule;
+  shape_json(j, sim);
   j["ok"] = sim.ok();
   j["gap_exponent"] = sim.gap_exponent ? nlohmann::ordered_json(*sim.gap_exponent) : nullptr;
   j["empirical_beta_exponent"] =
@@ -301,8 +309,8 @@ nlohmann::ordered_json program_simulation_json(const ProgramSimulation& sim) {
     l["padded"] = r.padded;
     l["words"] = r.words;
     l["exhaustive"] = r.exhaustive;
-    l["measured_gap"] = finite(r.measured_gap);
-    l["analytic_gap"] = finite(r.analytic_gap);
+    l["measured_gap"] = finite_or_null(r.measured_gap);
+    l["analytic_gap"] = finite_or_null(r.analytic_gap);
     l["beta"] = r.beta;
     l["refused"] = r.refused;
     l["ahat_agree"] = r.ahat_agree;
@@ -312,7 +320,7 @@ nlohmann::ordered_json program_simulation_json(const ProgramSimulation& sim) {
     l["heads"] = nlohmann::ordered_json::array();
     for (const ProgramHeadGap& h : r.heads) {
       l["heads"].push_back({{"layer", h.layer}, {"head", h.head}, {"label", h.label},
-                            {"analytic_gap", finite(h.analytic)}, {"measured_gap", finite(h.measured)}});
+                            {"analytic_gap", finite_or_null(h.analytic)}, {"measured_gap", finite_or_null(h.measured)}});
     }
     j["lengths"].push_back(std::move(l));
   }
@@ -343,10 +351,7 @@ ProgramCheck verify_program(const Program& program, const CompiledProgram& compi
   check.subject = program.name;
   check.oracle = oracle_name;
   const model::ModelConfig& cfg = compiled.model.config;
-  check.layers = static_cast<int>(cfg.layers.size());
-  for (const auto& layer : cfg.layers) check.heads += static_cast<int>(layer.heads.size());
-  check.width = cfg.d_model;
-  check.schedule = cfg.beta.describe();
+  fill_shape(check, cfg, cfg.beta);
   ProgramSimOptions sim_options;
   sim_options.max_memory = options.max_memory;
   Simulator simulator(program, compiled, sim_options);
@@ -408,10 +413,7 @@ nlohmann::ordered_json program_check_json(const ProgramCheck& check) {
   nlohmann::ordered_json j;
   j["subject"] = check.subject;
   j["oracle"] = check.oracle.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(check.oracle);
-  j["layers"] = check.layers;
-  j["heads"] = check.heads;
-  j["width"] = check.width;
-  j["beta_schedule"] = check.schedule;
+  shape_json(j, check);
   j["ok"] = check.ok();
   j["rows"] = nlohmann::ordered_json::array();
   for (const ProgramCheckRow& r : check.rows) {
@@ -426,7 +428,7 @@ nlohmann::ordered_json program_check_json(const ProgramCheck& check) {
     l["ahat_agree"] = r.ahat_agree;
     l["softmax_agree"] = r.softmax_agree;
     l["gap_short"] = r.gap_short;
-    l["min_gap_ratio"] = std::isfinite(r.min_gap_ratio) ? nlohmann::ordered_json(r.min_gap_ratio) : nullptr;
+    l["min_gap_ratio"] = finite_or_null(r.min_gap_ratio);
     l["first_failure"] = r.first_failure ? nlohmann::ordered_json(sym::encode(*r.first_failure)) : nullptr;
     l["failure"] = r.first_failure ? nlohmann::ordered_json(r.failure) : nullptr;
     j["rows"].push_back(std::move(l));
