@@ -37,32 +37,12 @@ struct Args {
   std::vector<std::string> exclude;
 };
 
-// MLRegTest's six splits (Train, Dev and the short tests at lengths 20-29,
-// the long tests at 31-50), `count` words each; SR/LR uniform, SA/LA border.
-std::vector<corpus::Split> mlregtest_splits(const std::string& name, std::size_t count) {
-  std::vector<corpus::Split> splits;
-  const std::vector<std::size_t> short_lengths = words::parse_length_list("20-29"),
-                                 long_lengths = words::parse_length_list("31-50");
-  for (const char* split : {"Train", "Dev", "TestSR", "TestSA", "TestLR", "TestLA"}) {
-    const std::string s = split;
-    const bool border = s == "TestSA" || s == "TestLA";
-    const bool longer = s == "TestLR" || s == "TestLA";
-    splits.push_back({.name = s,
-                      .lengths = longer ? long_lengths : short_lengths,
-                      .count = count,
-                      .negatives = border ? corpus::Negatives::kBorder : corpus::Negatives::kUniform,
-                      .file = name + "_" + s + ".txt"});
-  }
-  return splits;
-}
-
 // The splits the flags ask for (--mlregtest, --lengths, --split), checked.
 std::vector<corpus::Split> requested_splits(const Args& a, const std::string& language) {
   std::vector<corpus::Split> splits;
   if (a.mlregtest) {
     if (!a.lengths.empty() || !a.splits.empty()) throw InputError("--mlregtest sets the splits: drop --lengths and --split");
-    const std::size_t count = a.size == "small" ? 1000 : a.size == "mid" ? 10000 : 100000;
-    splits = mlregtest_splits(language, count);
+    splits = corpus::mlregtest_splits(language, corpus::mlregtest_split_size(a.size));
   } else {
     if (!a.lengths.empty()) splits.push_back(corpus::parse_split(a.lengths));
     for (const std::string& s : a.splits) splits.push_back(corpus::parse_split(s));

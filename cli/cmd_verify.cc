@@ -1,6 +1,10 @@
 // softhat verify: the compiled transformer against the evaluator and the
 // oracles, exhaustively and on random words; exit 1 on any disagreement.
+#include <fmt/format.h>
+
+#include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -14,6 +18,8 @@
 #include "rasp/program.h"
 #include "rasp/simulate.h"
 #include "util/error.h"
+#include "util/shard.h"
+#include "verify/scale.h"
 #include "verify/verify.h"
 
 namespace softhat::cli {
@@ -32,7 +38,66 @@ struct Args {
   int threads = 0;
   std::string program, oracle;
   std::string lengths;
+  std::string scale;  // --mlregtest-splits SIZE
+  std::string out;
 };
+
+// --mlregtest-splits: per language a compile, MLRegTest's six splits and the
+// transformer on every word (verify/scale.h); one JSONL row each, appended to
+// --out as it is done (a rerun skips the languages already there), or to
+// stdout. Shards split the languages.
+int verify_scale(Context& ctx, const Args& args) {
+  verify::ScaleOptions o;
+  o.size = args.scale;
+  o.seed = args.options.seed;
+  o.compile = args.compile.options();
+  o.beta = args.compile.beta_override();
+  o.mode = args.mode;
+  o.precision = args.precision;
+  o.threads = args.threads > 0 ? args.threads : default_threads();
+  o.max_memory = ctx.max_memory;
+  o.max_states = ctx.max_states;
+  const std::vector<lang::Language> languages = ctx.select(args.selection);
+  const Shard shard = args.shard.empty() ? Shard{} : parse_shard(args.shard);
+  const auto [lo, hi] = shard_range(languages.size(), shard);
+  std::map<std::string, std::string> status;  // this shard's languages: resumed and run
+  if (!args.out.empty()) status = verify::completed_languages(args.out, o);
+  std::size_t resumed = 0, run = 0;
+  std::ostream& summary = args.out.empty() ? ctx.err : ctx.out;
+  const std::unique_ptr<util::Progress> progress = ctx.progress("verify --mlregtest-splits " + o.size);
+  o.progress = progress.get();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t i = lo; i < hi; ++i) {
+    const lang::Language& language = languages[i];
+    if (status.contains(language.name())) {
+      ++resumed;
+      continue;
+    }
+    progress->set_label(fmt::format("verify --mlregtest-splits {} {} ({}/{})", o.size, language.name(), i - lo + 1, hi - lo));
+    const nlohmann::ordered_json row = verify::verify_at_scale(language, o);
+    if (args.out.empty()) ctx.out << row.dump() << "\n" << std::flush;
+    else verify::append_row(args.out, row);
+    status[language.name()] = row["status"].get<std::string>();
+    ++run;
+  }
+  progress->finish();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::map<std::string, std::size_t> counts;
+  for (std::size_t i = lo; i < hi; ++i) ++counts[status[languages[i].name()]];
+  summary << fmt::format("verify --mlregtest-splits {}: {} languages{}: {} agree, {} disagree, {} not star-free, {} errors{}\n",
+                         o.size, hi - lo, shard.whole() ? "" : " (shard " + shard.str() + ")", counts["agree"],
+                         counts["disagree"], counts["not-star-free"], counts["error"],
+                         resumed ? fmt::format(" ({} already in {})", resumed, args.out) : "");
+  if (run > 0) {
+    // The rate this run measured, and what it means for MLRegTest's 1,410 star-free automata.
+    const double each = seconds / static_cast<double>(run);
+    ctx.err << fmt::format("softhat: {} languages in {:.1f} s ({:.2f} s each, {} threads); at this rate 1,410 automata "
+                           "take {:.1f} min\n",
+                           run, seconds, each, o.threads, 1410 * each / 60);
+  }
+  if (counts["disagree"] > 0) return kExitDisagreement;
+  return kExitOk;
+}
 
 // --program: the compiled S-RASP program against its direct oracle, the
 // interpreter, the exact AHAT and softmax at the scheduled beta(N).
@@ -103,7 +168,24 @@ void setup_verify(CLI::App& app, Runner& runner) {
   sub->add_option("--oracle", args->oracle,
                   "with --program: the direct oracle to check against (default: the one named like the program's file, "
                   "else none; 'none': the interpreter is the reference)");
+  sub->add_option("--mlregtest-splits", args->scale,
+                  "small, mid or large: per language compile, generate MLRegTest's six splits of that size and run "
+                  "the transformer on every word; one JSONL row per language (to --out, or stdout)")
+      ->check(CLI::IsMember({"small", "mid", "large"}));
+  sub->add_option("--out", args->out,
+                  "with --mlregtest-splits: append each language's row to this JSONL file as it is done; a rerun "
+                  "skips the languages already there (resume)");
   sub->callback([&runner, args, max_len, samples, mode, precision, threads] {
+    if (!args->scale.empty()) {
+      if (!args->program.empty() || !args->model.empty() || max_len->count() || samples->count() ||
+          !args->lengths.empty() || args->json.given()) {
+        throw InputError("verify --mlregtest-splits sets the words and writes JSONL rows: drop --program, --model, "
+                         "--max-len, --samples, --lengths and --json");
+      }
+      runner = [args](Context& ctx) { return verify_scale(ctx, *args); };
+      return;
+    }
+    if (!args->out.empty()) throw CLI::ValidationError("--out", "only with --mlregtest-splits");
     if (!args->program.empty()) {
       // The program's check is its own: both modes, double precision, the compiler's beta(N), one thread.
       for (const CLI::Option* o : {mode, precision, threads}) {

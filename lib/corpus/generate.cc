@@ -117,6 +117,30 @@ std::vector<std::string> edit_neighbours(const std::string& w, const std::string
   return {out.begin(), out.end()};
 }
 
+std::vector<Split> mlregtest_splits(const std::string& name, std::size_t count) {
+  std::vector<Split> splits;
+  const std::vector<std::size_t> short_lengths = words::parse_length_list("20-29"),
+                                 long_lengths = words::parse_length_list("31-50");
+  for (const char* split : {"Train", "Dev", "TestSR", "TestSA", "TestLR", "TestLA"}) {
+    const std::string s = split;
+    const bool border = s == "TestSA" || s == "TestLA";
+    const bool longer = s == "TestLR" || s == "TestLA";
+    splits.push_back({.name = s,
+                      .lengths = longer ? long_lengths : short_lengths,
+                      .count = count,
+                      .negatives = border ? Negatives::kBorder : Negatives::kUniform,
+                      .file = name + "_" + s + ".txt"});
+  }
+  return splits;
+}
+
+std::size_t mlregtest_split_size(const std::string& size) {
+  if (size == "small") return 1000;
+  if (size == "mid") return 10000;
+  if (size == "large") return 100000;
+  throw InputError(fmt::format("MLRegTest size '{}': expected small, mid or large", size));
+}
+
 namespace {
 
 bool regular(const lang::Language& l) { return lang::has_regular_dfa(l); }

@@ -98,6 +98,14 @@ std::string sampling_method(const lang::Language& language);
 
 Corpus generate_corpus(const lang::Language& language, const GenerateOptions& options);
 
+// MLRegTest's six splits (Train, Dev and the short tests at lengths 20-29,
+// the long tests at 31-50), `count` words each; SR/LR uniform, SA/LA border;
+// files <name>_<split>.txt.
+std::vector<Split> mlregtest_splits(const std::string& name, std::size_t count);
+// Words a split of an MLRegTest size holds: small 1,000, mid 10,000, large
+// 100,000; throws InputError for another name.
+std::size_t mlregtest_split_size(const std::string& size);
+
 // The same in two steps, for shards: the words of each length (every length
 // of the splits, in increasing order; a shard takes a contiguous part of
 // them), then the assembly (each split shuffled with its own seeded stream).

@@ -4,6 +4,7 @@
 #include "util/interrupt.h"
 
 #include <fmt/format.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -67,6 +68,22 @@ std::string read_transduction(const TransducerReadout& tr, const Matrix& X, doub
 
 namespace {
 
+// The buffers change size with every word length. Above glibc's mmap and
+// trim thresholds a freed buffer goes back to the kernel and the next one is
+// faulted in again page by page: measured 40% of the time on MLRegTest's
+// 64.64.SP.6.1.7 (2,107 residual coordinates, words of 20-50). Raising the
+// thresholds (once per process, when the first engine is built) keeps freed
+// buffers in the heap for the next word; long words' buffers are still given
+// back (Runner::run_padded releases them) and no limit on memory changes.
+void keep_freed_buffers() {
+  static const bool once = [] {
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    return true;
+  }();
+  (void)once;
+}
+
 // One runner's buffers in one precision: repeated words of one length
 // allocate nothing. Every buffer is sized with resize_buffer (directly or
 // through Linear::apply) before an expression writes into it, so a failed
@@ -76,6 +93,7 @@ struct Buffers {
   using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   std::vector<int> tokens;
   std::vector<double> buf;
+  std::vector<T> hidden;  // one position's FFN units (fused path)
   MatT phi, X, delta, H, V_t, out_t;
   MatD cast_copy, Q, K, V, out;
   AttentionScratch scratch;
@@ -101,6 +119,73 @@ void read_tokens(const Transformer& t, std::string_view word, std::vector<int>& 
   }
 }
 
+// A layer's FFN when fc1 and fc2 are both sparse, run one position at a
+// time: each hidden unit from its own nonzeros of fc1 (CSR by unit), and only
+// the units ReLU leaves positive scattered through their column of fc2 (CSC
+// by unit). No (n+1) x hidden matrix is zeroed or written. Every residual
+// value receives the same additions in the same order as Linear's sparse
+// products (for one output, units in increasing order), so the values are
+// those of the unfused sparse path; a unit at exactly 0 adds nothing instead
+// of +0. Written by hand: Eigen has no fused sparse-ReLU-sparse product.
+template <typename T>
+struct FusedFfn {
+  std::vector<std::size_t> unit_start, unit_end;  // fc1 nonzeros of unit u: [unit_start[u], unit_end[u])
+  std::vector<Eigen::Index> in;
+  std::vector<T> w_in;
+  std::vector<std::size_t> col_start;  // fc2 nonzeros of unit u: [col_start[u], col_start[u + 1])
+  std::vector<Eigen::Index> out;
+  std::vector<T> w_out;
+  Eigen::Matrix<T, 1, Eigen::Dynamic, Eigen::RowMajor> b1;
+
+  FusedFfn() = default;
+  FusedFfn(const Linear<T>& fc1, const Linear<T>& fc2, const Eigen::Matrix<T, 1, Eigen::Dynamic, Eigen::RowMajor>& bias)
+      : b1(bias) {
+    const std::size_t hidden = static_cast<std::size_t>(fc1.rows());
+    unit_start.assign(hidden, 0);
+    unit_end.assign(hidden, 0);
+    for (const auto& e : fc1.entries) {  // row-major: grouped by unit, inputs increasing
+      const std::size_t u = static_cast<std::size_t>(e.out);
+      if (unit_end[u] == 0) unit_start[u] = in.size();
+      in.push_back(e.in);
+      w_in.push_back(e.w);
+      unit_end[u] = in.size();
+    }
+    col_start.assign(hidden + 1, 0);
+    for (const auto& e : fc2.entries) ++col_start[static_cast<std::size_t>(e.in) + 1];
+    for (std::size_t u = 0; u < hidden; ++u) col_start[u + 1] += col_start[u];
+    out.resize(fc2.entries.size());
+    w_out.resize(fc2.entries.size());
+    std::vector<std::size_t> fill(col_start.begin(), col_start.end() - 1);
+    for (const auto& e : fc2.entries) {  // row-major: per unit, outputs come out increasing
+      const std::size_t at = fill[static_cast<std::size_t>(e.in)]++;
+      out[at] = e.out;
+      w_out[at] = e.w;
+    }
+  }
+
+  // X += fc2 ReLU(fc1 X + b1), row by row; false if a unit is NaN.
+  template <typename MatT>
+  bool apply(MatT& X, std::vector<T>& h) const {
+    const std::size_t hidden = unit_start.size();
+    h.resize(hidden);
+    for (Eigen::Index i = 0; i < X.rows(); ++i) {
+      T* x = X.row(i).data();
+      for (std::size_t u = 0; u < hidden; ++u) {
+        T acc = T(0);
+        for (std::size_t k = unit_start[u]; k < unit_end[u]; ++k) acc += w_in[k] * x[in[k]];
+        h[u] = acc + b1(static_cast<Eigen::Index>(u));
+      }
+      for (std::size_t u = 0; u < hidden; ++u) {
+        const T v = h[u];
+        if (std::isnan(v)) return false;
+        if (!(v > T(0))) continue;
+        for (std::size_t k = col_start[u]; k < col_start[u + 1]; ++k) x[out[k]] += w_out[k] * v;
+      }
+    }
+    return true;
+  }
+};
+
 template <typename T>
 struct Prepared {
   using MatT = typename Buffers<T>::MatT;
@@ -113,6 +198,7 @@ struct Prepared {
     std::vector<Head> heads;
     Linear<T> fc1, fc2;
     VecT b1, b2;
+    std::optional<FusedFfn<T>> fused;  // fc1 and fc2 both sparse
     // Compiled models write a few residual columns per layer. When every
     // output matrix is sparse, the layer only touches the columns some head,
     // FFN row or bias writes (`touched`, sorted); the others receive exactly
@@ -137,6 +223,9 @@ struct Prepared {
       layer.fc2 = Linear<T>(lw.fc2.cast<T>());
       layer.b1 = lw.b1.cast<T>();
       layer.b2 = lw.b2.cast<T>();
+      if (layer.fc1.rows() > 0 && layer.fc1.use_sparse && layer.fc2.use_sparse) {
+        layer.fused.emplace(layer.fc1, layer.fc2, layer.b1);
+      }
       layer.narrow = layer.fc1.rows() == 0 || layer.fc2.use_sparse;
       std::vector<char> head_col(static_cast<std::size_t>(t.config.d_model), 0), any(head_col);
       for (const Head& h : layer.heads) {
@@ -161,7 +250,7 @@ struct Prepared {
     const ModelConfig& cfg = t.config;
     const std::int64_t n = static_cast<std::int64_t>(word.size());
     read_tokens(t, word, ws.tokens);
-    embed_word(cfg, n, ws);
+    embed_word(cfg, n, opt.reference, ws);
     // A narrow first layer only re-zeroes its own columns of delta: start clean.
     resize_buffer(ws.delta, n + 1, cfg.d_model);
     ws.delta.setZero();
@@ -173,7 +262,7 @@ struct Prepared {
       throw_if_interrupted();  // one long word can take seconds per layer
       if (opt.keep_layer_inputs) result.layer_inputs.push_back(ws.X.template cast<double>());
       attention_sublayer(cfg, li, opt, ws, result);
-      ffn_sublayer(li, ws);
+      ffn_sublayer(li, opt.reference, ws);
     }
     read_out(cfg, n, opt, ws.X, result);
     return result;
@@ -181,7 +270,7 @@ struct Prepared {
 
  private:
   // X = token rows plus projected position features.
-  void embed_word(const ModelConfig& cfg, std::int64_t n, Buffers<T>& ws) const {
+  void embed_word(const ModelConfig& cfg, std::int64_t n, bool reference, Buffers<T>& ws) const {
     const std::int64_t n_pos = n + 1;
     const int width = cfg.position_width();
     MatT& phi = ws.phi;
@@ -196,7 +285,7 @@ struct Prepared {
       for (int c = 0; c < width; ++c) phi(j, c) = static_cast<T>(ws.buf[c]);
     }
     MatT& X = ws.X;
-    pos_proj.apply(phi, X);
+    pos_proj.apply(phi, X, reference);
     for (std::int64_t j = 0; j < n_pos; ++j) X.row(j) += embed.row(ws.tokens[j]);
     if (!X.allFinite()) throw NumericError("the embedding overflows (a value is infinite or NaN)");
   }
@@ -206,10 +295,12 @@ struct Prepared {
   void attention_sublayer(const ModelConfig& cfg, std::size_t li, const RunOptions& opt, Buffers<T>& ws,
                           RunResult& result) const {
     const Layer& layer = layers[li];
+    const bool reference = opt.reference;
+    const bool narrow = layer.narrow && !reference;
     MatT& X = ws.X;
     MatT& delta = ws.delta;
     const std::int64_t n_pos = X.rows();
-    if (layer.narrow && delta.rows() == n_pos && delta.cols() == cfg.d_model) {
+    if (narrow && delta.rows() == n_pos && delta.cols() == cfg.d_model) {
       for (Eigen::Index c : layer.head_cols) delta.col(c).setZero();  // the rest is still zero
     } else {
       resize_buffer(delta, n_pos, cfg.d_model);
@@ -226,12 +317,12 @@ struct Prepared {
     }();
     for (std::size_t hi = 0; hi < layer.heads.size(); ++hi) {
       const Head& h = layer.heads[hi];
-      h.q.apply(Xd, ws.Q);
-      h.k.apply(Xd, ws.K);
+      h.q.apply(Xd, ws.Q, reference);
+      h.k.apply(Xd, ws.K, reference);
       if constexpr (std::is_same_v<T, double>) {
-        h.v.apply(X, ws.V);
+        h.v.apply(X, ws.V, reference);
       } else {
-        h.v.apply(X, ws.V_t);
+        h.v.apply(X, ws.V_t, reference);
         resize_buffer(ws.V, ws.V_t.rows(), ws.V_t.cols());
         ws.V = ws.V_t.template cast<double>();
       }
@@ -248,22 +339,22 @@ struct Prepared {
                         static_cast<int>(hi),
                         std::max(1, opt.query_block),
                         std::max(1, opt.key_block),
-                        opt.linear_scan,
+                        opt.linear_scan && !reference,
                         result.margins ? &hm.stats : nullptr};
       attend(job, ws.scratch, ws.out);
       if constexpr (std::is_same_v<T, double>) {
-        h.o.add(ws.out, delta);
+        h.o.add(ws.out, delta, reference);
       } else {
         resize_buffer(ws.out_t, ws.out.rows(), ws.out.cols());
         ws.out_t = ws.out.template cast<T>();
-        h.o.add(ws.out_t, delta);
+        h.o.add(ws.out_t, delta, reference);
       }
       if (result.margins) {
         result.margins->merge(hm.stats);
         result.head_margins.push_back(hm);
       }
     }
-    if (layer.narrow) {
+    if (narrow) {
       for (Eigen::Index c : layer.head_cols) X.col(c) += delta.col(c);
     } else {
       X += delta;
@@ -271,22 +362,24 @@ struct Prepared {
   }
 
   // X += fc2(ReLU(fc1 X + b1)) + b2; an overflow is an error.
-  void ffn_sublayer(std::size_t li, Buffers<T>& ws) const {
+  void ffn_sublayer(std::size_t li, bool reference, Buffers<T>& ws) const {
     const Layer& layer = layers[li];
     MatT& X = ws.X;
-    if (layer.fc1.rows() > 0) {
-      MatT& H = ws.H;
-      layer.fc1.apply(X, H);
-      H = (H.rowwise() + layer.b1).cwiseMax(T(0));
-      layer.fc2.add(H, X);
-    }
     bool finite = true;
-    if (layer.narrow) {
+    if (layer.fc1.rows() > 0 && layer.fused && !reference) {
+      finite = layer.fused->apply(X, ws.hidden);
+    } else if (layer.fc1.rows() > 0) {
+      MatT& H = ws.H;
+      layer.fc1.apply(X, H, reference);
+      H = (H.rowwise() + layer.b1).cwiseMax(T(0));
+      layer.fc2.add(H, X, reference);
+    }
+    if (finite && layer.narrow && !reference) {
       for (Eigen::Index c : layer.touched) {
         X.col(c).array() += layer.b2(c);
         finite = finite && X.col(c).allFinite();
       }
-    } else {
+    } else if (finite) {
       X.rowwise() += layer.b2;
       finite = X.allFinite();
     }
@@ -324,6 +417,7 @@ struct Engine::Impl {
 };
 
 Engine::Engine(Transformer model, Precision precision) : model_(std::move(model)), impl_(std::make_unique<Impl>()) {
+  keep_freed_buffers();
   if (precision == Precision::kDouble) impl_->d.emplace(model_);
   else impl_->f.emplace(model_);
 }

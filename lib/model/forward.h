@@ -38,6 +38,11 @@ struct RunOptions {
   bool linear_scan = true;  // O(n * classes) attention for heads with at most 16 distinct queries or keys
   bool force_average = false;  // hard mode: every head average-hard, whatever it declares (an AHAT)
   bool keep_layer_inputs = false;  // return the residual stream at each layer's input (for attention maps)
+  // The exact dense reference: every product a dense GEMM, every layer full
+  // width, every head on the blocked paths (linear_scan ignored). The fast
+  // paths (sparse and fused products, narrow layers, linear scans) are tested
+  // against it: same verdicts, values equal up to rounding.
+  bool reference = false;
   int query_block = 64;
   int key_block = 256;
   // The most memory one word may take (residual streams, per-head queries,

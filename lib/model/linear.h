@@ -44,20 +44,31 @@ struct Linear {
   }
   Eigen::Index rows() const { return dense.rows(); }
   // y = x W^T (y resized; its storage is reused when the size is unchanged).
+  // force_dense: the dense GEMM whatever the sparsity (the reference path).
   template <typename In>
-  void apply(const In& x, Mat& y) const {
+  void apply(const In& x, Mat& y, bool force_dense = false) const {
     resize_buffer(y, x.rows(), dense.rows());
-    if (!use_sparse) {
+    if (!use_sparse || force_dense) {
       y.noalias() = x * dense.transpose();
       return;
     }
     y.setZero();
     add(x, y);
   }
+  // The nonzeros of W (built from the dense matrix whatever use_sparse says).
+  std::vector<Entry> nonzeros() const {
+    std::vector<Entry> out;
+    for (Eigen::Index r = 0; r < dense.rows(); ++r) {
+      for (Eigen::Index c = 0; c < dense.cols(); ++c) {
+        if (dense(r, c) != S(0)) out.push_back({r, c, dense(r, c)});
+      }
+    }
+    return out;
+  }
   // y += x W^T.
   template <typename In>
-  void add(const In& x, Mat& y) const {
-    if (!use_sparse) {
+  void add(const In& x, Mat& y, bool force_dense = false) const {
+    if (!use_sparse || force_dense) {
       y.noalias() += x * dense.transpose();
       return;
     }

@@ -1,0 +1,202 @@
+#include "verify/scale.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "cascade/holonomy.h"
+#include "compile/acceptor.h"
+#include "corpus/generate.h"
+#include "util/error.h"
+#include "util/interrupt.h"
+#include "util/parallel.h"
+
+namespace softhat::verify {
+
+namespace {
+
+std::int64_t nonzero_weights(const model::Transformer& t) {
+  std::int64_t nnz = 0;
+  model::for_each_tensor(t, [&](const model::TensorView<const double>& v) {
+    for (std::int64_t i = 0; i < v.size(); ++i) nnz += v.data[i] != 0.0;
+  });
+  return nnz;
+}
+
+nlohmann::ordered_json row_head(const lang::Language& language, const ScaleOptions& o) {
+  nlohmann::ordered_json row;
+  row["language"] = language.name();
+  row["size"] = o.size;
+  row["seed"] = o.seed;
+  return row;
+}
+
+// The verdicts of the model on every word of every split, run in parallel
+// (one Runner per thread, each word's result in its own slot).
+struct Verdict {
+  bool accepted = false;
+  double margin = 0;
+};
+
+}  // namespace
+
+namespace {
+
+nlohmann::ordered_json scale_row(const lang::Language& language, const ScaleOptions& o) {
+  nlohmann::ordered_json row = row_head(language, o);
+  model::Transformer transformer = compile::build_acceptor(language, o.compile).model;
+  corpus::GenerateOptions g;
+  g.splits = corpus::mlregtest_splits(language.name(), corpus::mlregtest_split_size(o.size));
+  g.seed = o.seed;
+  g.threads = o.threads;
+  g.max_states = o.max_states;
+  g.max_memory = o.max_memory;
+  const corpus::Corpus corpus = corpus::generate_corpus(language, g);
+
+  const model::Engine engine(std::move(transformer), o.precision);
+  std::vector<const corpus::Example*> items;
+  for (const auto& split : corpus.splits) {
+    for (const corpus::Example& e : split) items.push_back(&e);
+  }
+  if (o.progress) o.progress->add_total(items.size());
+  std::vector<Verdict> verdicts(items.size());
+  model::RunOptions run;
+  run.mode = o.mode;
+  run.beta = o.beta;
+  run.max_memory = o.max_memory;
+  // Blocks of consecutive words per thread, one Runner each.
+  const int threads = std::max(1, std::min<int>(o.threads, static_cast<int>(items.size() / 64 + 1)));
+  parallel_blocks(0, items.size(), threads, [&](int, std::uint64_t a, std::uint64_t b) {
+    model::Runner runner(engine);
+    for (std::uint64_t i = a; i < b; ++i) {
+      if ((i & 255) == 0) throw_if_interrupted();
+      const model::RunResult r = runner.run(items[i]->word, run);
+      verdicts[i] = {r.accepted, r.output_margin};
+      if (o.progress) o.progress->advance();
+    }
+  });
+
+  std::uint64_t words = 0, agreed = 0;
+  double min_margin = model::kNoGap;
+  nlohmann::ordered_json splits = nlohmann::ordered_json::array(), first;
+  std::size_t k = 0;
+  for (std::size_t s = 0; s < corpus.splits.size(); ++s) {
+    std::uint64_t sw = 0, sa = 0, accepted = 0;
+    for (const corpus::Example& e : corpus.splits[s]) {
+      const Verdict& v = verdicts[k++];
+      ++sw;
+      accepted += v.accepted;
+      min_margin = std::min(min_margin, v.margin);
+      if (v.accepted == e.label) {
+        ++sa;
+      } else if (first.is_null()) {
+        first = {{"split", g.splits[s].name}, {"word", e.word}, {"label", e.label}, {"accepted", v.accepted}};
+      }
+    }
+    splits.push_back({{"split", g.splits[s].name}, {"words", sw}, {"agreed", sa}, {"accepted", accepted}});
+    words += sw;
+    agreed += sa;
+  }
+  const model::Transformer& t = engine.model();
+  int heads = 0;
+  for (const auto& l : t.config.layers) heads += static_cast<int>(l.heads.size());
+  row["status"] = agreed == words ? "agree" : "disagree";
+  row["words"] = words;
+  row["agreed"] = agreed;
+  row["shortages"] = corpus.shortages.size();
+  row["model"] = {{"layers", t.config.layers.size()},
+                  {"heads", heads},
+                  {"d_model", t.config.d_model},
+                  {"nonzero_weights", nonzero_weights(t)}};
+  row["min_output_margin"] = min_margin < model::kNoGap ? nlohmann::ordered_json(min_margin) : nullptr;
+  row["splits"] = std::move(splits);
+  if (!first.is_null()) row["first_disagreement"] = std::move(first);
+  return row;
+}
+
+}  // namespace
+
+nlohmann::ordered_json verify_at_scale(const lang::Language& language, const ScaleOptions& o) {
+  // A language that cannot be checked gets a row saying why, and the run goes
+  // on (an interruption is not caught: the language is rerun on resume).
+  try {
+    return scale_row(language, o);
+  } catch (const cascade::NotStarFree& e) {
+    nlohmann::ordered_json row = row_head(language, o);
+    row["status"] = "not-star-free";
+    row["message"] = e.what();
+    return row;
+  } catch (const InputError& e) {
+    nlohmann::ordered_json row = row_head(language, o);
+    row["status"] = "error";
+    row["message"] = e.what();
+    return row;
+  }
+}
+
+std::map<std::string, std::string> completed_languages(const std::string& path, const ScaleOptions& o) {
+  std::map<std::string, std::string> done;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return done;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read the results file", path));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  // A last line without its newline was cut short by a stop mid-write: drop it.
+  const std::size_t keep = text.empty() || text.back() == '\n' ? text.size() : text.rfind('\n') + 1;
+  if (keep != text.size()) std::filesystem::resize_file(path, keep);  // no newline at all: rfind + 1 = 0
+  std::size_t line_no = 0, at = 0;
+  while (at < keep) {
+    const std::size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end - at);
+    at = end + 1;
+    ++line_no;
+    const nlohmann::json row = nlohmann::json::parse(line, nullptr, false);
+    if (row.is_discarded() || !row.is_object() || !row.contains("language") || !row["language"].is_string() ||
+        !row.contains("status") || !row["status"].is_string()) {
+      throw InputError(fmt::format("{}:{}: not a row of verify --mlregtest-splits (give another --out, or remove the line)",
+                                   path, line_no));
+    }
+    if (row.value("size", "") != o.size || !row.contains("seed") || row["seed"] != o.seed) {
+      throw InputError(fmt::format("{}:{}: the row for {} was made with --mlregtest-splits {} --seed {}, not {} --seed "
+                                   "{}: resume with the same size and seed, or give another --out",
+                                   path, line_no, row["language"].get<std::string>(), row.value("size", "?"),
+                                   row.contains("seed") ? row["seed"].dump() : "?", o.size, o.seed));
+    }
+    done[row["language"].get<std::string>()] = row["status"].get<std::string>();
+  }
+  return done;
+}
+
+void append_row(const std::string& path, const nlohmann::ordered_json& row) {
+  const std::string line = row.dump() + "\n";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot open for appending: {}", path, std::strerror(errno)));
+  // One write of the whole line; a stop mid-write leaves a torn last line,
+  // which the next run cuts off (completed_languages).
+  std::size_t written = 0;
+  while (written < line.size()) {
+    const ssize_t w = ::write(fd, line.data() + written, line.size() - written);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      const int err = errno;
+      ::close(fd);
+      throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(err)));
+    }
+    written += static_cast<std::size_t>(w);
+  }
+  const bool synced = ::fsync(fd) == 0;
+  const int err = errno;
+  ::close(fd);
+  if (!synced) throw InputError(fmt::format("{}: cannot flush to the disk: {}", path, std::strerror(err)));
+}
+
+}  // namespace softhat::verify

@@ -1,0 +1,52 @@
+// verify --mlregtest-splits: the benchmark-scale check. Per language:
+// compile its transformer, generate MLRegTest's six splits (corpus/generate.h)
+// and run the transformer on every word against the corpus label. One JSONL
+// row per language, appended to a results file as soon as the language is
+// done, so that a run stopped at any point resumes where it stopped
+// (docs/performance.md, "Verify at scale").
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "compile/compiler.h"
+#include "lang/language.h"
+#include "model/forward.h"
+#include "util/memory.h"
+#include "util/progress.h"
+#include "util/random.h"
+
+namespace softhat::verify {
+
+struct ScaleOptions {
+  std::string size = "small";  // MLRegTest's small (1,000 words a split), mid or large
+  std::uint64_t seed = kDefaultSeed;
+  compile::CompileOptions compile;
+  model::AttentionMode mode = model::AttentionMode::kSoftmax;
+  model::Precision precision = model::Precision::kDouble;
+  std::optional<model::BetaSchedule> beta;
+  int threads = 1;  // words generated and run in parallel; rows do not depend on it
+  std::size_t max_memory = util::kDefaultMaxMemory;
+  std::size_t max_states = automata::kDefaultMaxStates;
+  util::Progress* progress = nullptr;  // told of every word run
+};
+
+// One language's row: "language", "status" (agree, disagree, not-star-free
+// or error), the corpus ("size", "seed", "words", "shortages"), the model's
+// shape and nonzero weights, per split the words, agreements and accepted
+// words, the smallest output margin, and the first disagreement in corpus
+// order. Deterministic: no timings, the same for any thread count.
+nlohmann::ordered_json verify_at_scale(const lang::Language& language, const ScaleOptions& options);
+
+// The languages a results file already holds, with their status. A torn last
+// line (a run stopped mid-write) is cut off the file; any other line that is
+// not a row of this size and seed is an InputError naming the file and line.
+std::map<std::string, std::string> completed_languages(const std::string& path, const ScaleOptions& options);
+
+// Appends one row as one line, flushed to the disk before returning.
+void append_row(const std::string& path, const nlohmann::ordered_json& row);
+
+}  // namespace softhat::verify

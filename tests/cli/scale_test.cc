@@ -1,0 +1,134 @@
+// verify --att DIR --mlregtest-splits: one JSONL row per language, the same
+// rows for any thread count and any sharding, and a run stopped partway (rows
+// written, a torn last line) resumes without losing or repeating a language.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli/cli_helpers.h"
+#include "io/file_util.h"
+#include "temp_path.h"
+
+using namespace softhat;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Four small star-free automata and one that is not (a cycle of length 2).
+fs::path sample_dir() {
+  const fs::path dir = test::temp_path("scale-att");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* name : {"04.03.TSL.2.1.9", "04.04.SL.2.1.2", "04.04.SF.0.0.6", "16.16.SL.2.1.3", "04.04.Zp.2.1.1"}) {
+    fs::copy_file(fs::path(SOFTHAT_MLREGTEST_DIR) / (std::string(name) + ".att"), dir / (std::string(name) + ".att"));
+  }
+  return dir;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = text.find('\n', at);
+    out.push_back(text.substr(at, end - at));
+    at = end == std::string::npos ? text.size() : end + 1;
+  }
+  return out;
+}
+
+test::CliResult scale(const fs::path& dir, std::vector<std::string> more) {
+  std::vector<std::string> args = {"verify", "--att", dir.string(), "--mlregtest-splits", "small"};
+  args.insert(args.end(), more.begin(), more.end());
+  return test::run_cli(args);
+}
+
+}  // namespace
+
+TEST_CASE("verify --mlregtest-splits: a row per language, independent of threads and shards", "[cli][scale]") {
+  const fs::path dir = sample_dir();
+  const auto one = scale(dir, {"--threads", "1"});
+  REQUIRE(one.status == 0);
+  const std::vector<std::string> rows = lines_of(one.out);
+  REQUIRE(rows.size() == 5);
+  std::set<std::string> names;
+  for (const std::string& line : rows) {
+    const nlohmann::json row = nlohmann::json::parse(line);
+    names.insert(row["language"].get<std::string>());
+    if (row["language"] == "04.04.Zp.2.1.1") {
+      CHECK(row["status"] == "not-star-free");
+      continue;
+    }
+    CHECK(row["status"] == "agree");
+    CHECK(row["splits"].size() == 6);
+    CHECK(row["words"] == row["agreed"]);
+    CHECK(row["words"].get<int>() >= 5900);  // six splits of 1,000 (a few border words may be short)
+    CHECK(row["model"]["nonzero_weights"].get<int>() > 0);
+  }
+  CHECK(names.size() == 5);
+  CHECK(scale(dir, {"--threads", "2"}).out == one.out);
+  std::string sharded;
+  for (const char* k : {"0/2", "1/2"}) {
+    const auto part = scale(dir, {"--threads", "2", "--shard", k});
+    REQUIRE(part.status == 0);
+    sharded += part.out;
+  }
+  CHECK(sharded == one.out);
+}
+
+TEST_CASE("verify --mlregtest-splits --out: a stopped run resumes, losing and repeating no language", "[cli][scale]") {
+  const fs::path dir = sample_dir();
+  const std::string whole = test::run_cli({"verify", "--att", dir.string(), "--mlregtest-splits", "small"}).out;
+  const std::vector<std::string> rows = lines_of(whole);
+  REQUIRE(rows.size() == 5);
+  const std::string out = test::temp_path("scale-rows.jsonl").string();
+  fs::remove(out);
+
+  // A first run stopped after two languages, in the middle of writing the third.
+  {
+    std::ofstream f(out, std::ios::binary);
+    f << rows[0] << "\n" << rows[1] << "\n" << rows[2].substr(0, rows[2].size() / 2);
+  }
+  const auto resumed = scale(dir, {"--out", out});
+  REQUIRE(resumed.status == 0);
+  CHECK(resumed.out.find("(2 already in") != std::string::npos);
+  CHECK(io::read_file(out) == whole);  // every row once, in order, the torn line replaced
+
+  // A run over a finished file runs nothing and changes nothing.
+  const auto again = scale(dir, {"--out", out});
+  REQUIRE(again.status == 0);
+  CHECK(again.out.find("(5 already in") != std::string::npos);
+  CHECK(again.err.find("at this rate") == std::string::npos);
+  CHECK(io::read_file(out) == whole);
+
+  // Rows of another seed are not this run's: refused, the file untouched.
+  const auto other = scale(dir, {"--out", out, "--seed", "7"});
+  CHECK(other.status == 2);
+  CHECK(other.err.find("--seed") != std::string::npos);
+  CHECK(io::read_file(out) == whole);
+
+  // A damaged line in the middle is refused with its line number.
+  {
+    std::ofstream f(out, std::ios::binary);
+    f << rows[0] << "\n" << "not json\n" << rows[2] << "\n";
+  }
+  const auto bad = scale(dir, {"--out", out});
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find(":2:") != std::string::npos);
+  fs::remove(out);
+}
+
+TEST_CASE("verify --mlregtest-splits: flags that choose other words are refused", "[cli][scale]") {
+  const fs::path dir = sample_dir();
+  for (const std::vector<std::string>& more :
+       {std::vector<std::string>{"--max-len", "3"}, {"--samples", "3"}, {"--lengths", "20"}, {"--json", "-"}}) {
+    const auto r = scale(dir, more);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--mlregtest-splits") != std::string::npos);
+  }
+  const auto r = test::run_cli({"verify", "a-since-b", "--out", "x.jsonl"});
+  CHECK(r.status == 2);
+}

@@ -1,0 +1,160 @@
+// The engine's fast paths (sparse and fused products, narrow layers, linear
+// scans) against its exact dense reference (RunOptions::reference): on
+// sparsified random models and on every model the catalogue and a spread of
+// the MLRegTest sample compile to, the same verdicts, and residual values
+// and margins equal up to rounding.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "compile/acceptor.h"
+#include "lang/catalog.h"
+#include "model/forward.h"
+#include "model/random_model.h"
+#include "util/random.h"
+#include "words/words.h"
+
+using namespace softhat;
+
+namespace {
+
+// The largest relative difference of two residual streams.
+double worst_difference(const model::Matrix& a, const model::Matrix& b) {
+  REQUIRE(a.rows() == b.rows());
+  REQUIRE(a.cols() == b.cols());
+  double worst = 0;
+  for (Eigen::Index i = 0; i < a.rows(); ++i) {
+    for (Eigen::Index j = 0; j < a.cols(); ++j) {
+      worst = std::max(worst, std::abs(a(i, j) - b(i, j)) / std::max(1.0, std::abs(b(i, j))));
+    }
+  }
+  return worst;
+}
+
+struct Comparison {
+  double worst = 0;   // residual values
+  std::size_t runs = 0;
+};
+
+// One word both ways, in one mode: verdicts equal, margins equal up to rounding.
+void compare(const model::Engine& engine, const std::string& word, model::AttentionMode mode, Comparison& c) {
+  model::RunOptions fast, ref;
+  fast.mode = ref.mode = mode;
+  fast.keep_all_states = ref.keep_all_states = true;
+  fast.trace = ref.trace = true;
+  ref.reference = true;
+  const model::RunResult a = engine.run(word, fast), b = engine.run(word, ref);
+  INFO("word '" << word << "'");
+  CHECK(a.accepted == b.accepted);
+  CHECK(a.output == b.output);
+  c.worst = std::max(c.worst, worst_difference(a.states, b.states));
+  if (mode == model::AttentionMode::kSoftmax) {
+    REQUIRE(a.margins);
+    REQUIRE(b.margins);
+    CHECK(a.margins->rows == b.margins->rows);
+    CHECK(a.margins->min_target_mass == Approx(b.margins->min_target_mass).epsilon(1e-9));
+    CHECK(a.margins->min_gap == Approx(b.margins->min_gap).epsilon(1e-9));
+  }
+  ++c.runs;
+}
+
+// Every word up to `max_len` and `random` words of lengths 20-50.
+std::vector<std::string> test_words(const std::string& alphabet, std::size_t max_len, int random, std::uint64_t seed) {
+  std::vector<std::string> out = words::all_words(alphabet, max_len);
+  std::mt19937_64 rng = derived_rng(seed, "fast-paths");
+  for (int k = 0; k < random; ++k) {
+    out.push_back(words::random_word(rng, alphabet, static_cast<std::size_t>(uniform_int(rng, 20, 50)),
+                                     static_cast<std::uint64_t>(k)));
+  }
+  return out;
+}
+
+void check_language(const lang::Language& language, std::size_t max_len, int random) {
+  const model::Engine engine(compile::build_acceptor(language, {}).model);
+  Comparison c;
+  for (const std::string& w : test_words(language.alphabet(), max_len, random, 41)) {
+    compare(engine, w, model::AttentionMode::kSoftmax, c);
+  }
+  INFO(language.name() << ": worst relative difference " << c.worst << " over " << c.runs << " words");
+  CHECK(c.worst <= 1e-9);
+}
+
+}  // namespace
+
+TEST_CASE("fast paths: sparse, fused, narrow and scanned runs equal the dense reference on random models",
+          "[model][fast]") {
+  // Random weights with most entries zero take the sparse and fused products
+  // and the narrow layers; 0/1 weights make queries and keys take few
+  // values, so the linear scans run too.
+  std::mt19937_64 rng = derived_rng(43, "fast-random");
+  auto sparsify = [&](model::Matrix& m, bool binary) {
+    for (Eigen::Index i = 0; i < m.size(); ++i) {
+      if (uniform_int(rng, 0, 99) < 88) m.data()[i] = 0.0;
+      else if (binary) m.data()[i] = 1.0;
+    }
+  };
+  Comparison c;
+  for (int k = 0; k < 60; ++k) {
+    model::Transformer t = model::random_model(rng, {"abc", 4, 3, 16});
+    const bool binary = k % 2 == 1;
+    sparsify(t.pos_proj, false);
+    for (model::LayerWeights& lw : t.layers) {
+      for (model::HeadWeights& hw : lw.heads) {
+        sparsify(hw.q, binary);
+        sparsify(hw.k, binary);
+        sparsify(hw.v, false);
+        sparsify(hw.o, false);
+      }
+      sparsify(lw.fc1, false);
+      sparsify(lw.fc2, false);
+    }
+    const model::Engine engine(t);
+    for (const std::string& w : test_words("abc", 2, 6, static_cast<std::uint64_t>(k))) {
+      compare(engine, w, model::AttentionMode::kSoftmax, c);
+      compare(engine, w, model::AttentionMode::kHard, c);
+    }
+  }
+  INFO("worst relative difference " << c.worst << " over " << c.runs << " runs");
+  CHECK(c.worst <= 1e-9);
+}
+
+TEST_CASE("fast paths: every catalogue model equals its dense reference", "[model][fast][slow]") {
+  const lang::Catalog catalog = lang::Catalog::builtin();
+  std::size_t checked = 0;
+  for (const lang::Language& language : catalog.languages()) {
+    if (language.is_task() || !compile::has_acceptor(language)) continue;
+    const std::size_t max_len = language.alphabet().size() <= 2 ? 6 : language.alphabet().size() <= 3 ? 4 : 3;
+    check_language(language, max_len, 12);
+    ++checked;
+  }
+  CHECK(checked >= 20);
+}
+
+TEST_CASE("fast paths: MLRegTest automata, smallest to largest, equal their dense reference", "[model][fast][slow]") {
+  // Every eleventh sample file (by name), plus the largest model of the sample.
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(SOFTHAT_MLREGTEST_DIR)) {
+    if (e.path().extension() == ".att") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 20);
+  std::vector<std::string> chosen;
+  for (std::size_t i = 0; i < files.size(); i += 11) chosen.push_back(files[i]);
+  chosen.push_back(std::string(SOFTHAT_MLREGTEST_DIR) + "/16.04.TLTT.2.5.4.att");
+  std::size_t checked = 0;
+  for (const std::string& file : chosen) {
+    lang::LanguageSpec spec;
+    spec.name = std::filesystem::path(file).stem().string();
+    spec.automaton = lang::read_text_file(file);
+    spec.automaton_file = file;
+    spec.source = file;
+    const lang::Language language = lang::build_language(std::move(spec));
+    if (!compile::has_acceptor(language)) continue;  // not star-free
+    check_language(language, 2, 8);
+    ++checked;
+  }
+  CHECK(checked >= 5);
+}
