@@ -179,7 +179,7 @@ void setup_verify(CLI::App& app, Runner& runner) {
     if (!args->scale.empty()) {
       if (!args->program.empty() || !args->model.empty() || max_len->count() || samples->count() ||
           !args->lengths.empty() || args->json.given()) {
-        throw InputError("verify --mlregtest-splits sets the words and writes JSONL rows: drop --program, --model, "
+        throw CLI::ValidationError("--mlregtest-splits", "sets the words and writes JSONL rows: drop --program, --model, "
                          "--max-len, --samples, --lengths and --json");
       }
       runner = [args](Context& ctx) { return verify_scale(ctx, *args); };

@@ -7,9 +7,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
+#include "cascade/holonomy.h"
 #include "compile/acceptor.h"
 #include "lang/catalog.h"
 #include "model/forward.h"
@@ -37,6 +37,7 @@ double worst_difference(const model::Matrix& a, const model::Matrix& b) {
 struct Comparison {
   double worst = 0;   // residual values
   std::size_t runs = 0;
+  std::size_t split_ties = 0;  // softmax runs whose margins were not compared
 };
 
 // One word both ways, in one mode: verdicts equal, margins equal up to rounding.
@@ -55,8 +56,16 @@ void compare(const model::Engine& engine, const std::string& word, model::Attent
     REQUIRE(a.margins);
     REQUIRE(b.margins);
     CHECK(a.margins->rows == b.margins->rows);
-    CHECK(a.margins->min_target_mass == Approx(b.margins->min_target_mass).epsilon(1e-9));
-    CHECK(a.margins->min_gap == Approx(b.margins->min_gap).epsilon(1e-9));
+    // The argmax set is an exact-equality set: where two scores are equal in
+    // one summation order and an ulp apart in the other (random real weights),
+    // the margins measure different sets. Compiled weights sum small integers
+    // exactly, so there the margins must be equal.
+    if (std::min(a.margins->min_gap, b.margins->min_gap) > 1e-9) {
+      CHECK(a.margins->min_target_mass == Approx(b.margins->min_target_mass).epsilon(1e-9));
+      CHECK(a.margins->min_gap == Approx(b.margins->min_gap).epsilon(1e-9));
+    } else {
+      ++c.split_ties;
+    }
   }
   ++c.runs;
 }
@@ -72,14 +81,23 @@ std::vector<std::string> test_words(const std::string& alphabet, std::size_t max
   return out;
 }
 
-void check_language(const lang::Language& language, std::size_t max_len, int random) {
-  const model::Engine engine(compile::build_acceptor(language, {}).model);
+// False if the language has no transformer (not star-free).
+bool check_language(const lang::Language& language, std::size_t max_len, int random) {
+  std::optional<model::Engine> engine;
+  try {
+    engine.emplace(compile::build_acceptor(language, {}).model);
+  } catch (const cascade::NotStarFree&) {
+    return false;
+  }
   Comparison c;
   for (const std::string& w : test_words(language.alphabet(), max_len, random, 41)) {
-    compare(engine, w, model::AttentionMode::kSoftmax, c);
+    compare(*engine, w, model::AttentionMode::kSoftmax, c);
+    compare(*engine, w, model::AttentionMode::kHard, c);
   }
-  INFO(language.name() << ": worst relative difference " << c.worst << " over " << c.runs << " words");
+  INFO(language.name() << ": worst relative difference " << c.worst << " over " << c.runs << " runs");
   CHECK(c.worst <= 1e-9);
+  CHECK(c.split_ties == 0);
+  return true;
 }
 
 }  // namespace
@@ -117,8 +135,10 @@ TEST_CASE("fast paths: sparse, fused, narrow and scanned runs equal the dense re
       compare(engine, w, model::AttentionMode::kHard, c);
     }
   }
-  INFO("worst relative difference " << c.worst << " over " << c.runs << " runs");
+  INFO("worst relative difference " << c.worst << " over " << c.runs << " runs, " << c.split_ties
+                                      << " with a tie split by rounding");
   CHECK(c.worst <= 1e-9);
+  CHECK(c.split_ties * 10 < c.runs);  // rare: most runs have their margins compared
 }
 
 TEST_CASE("fast paths: every catalogue model equals its dense reference", "[model][fast][slow]") {
@@ -127,8 +147,7 @@ TEST_CASE("fast paths: every catalogue model equals its dense reference", "[mode
   for (const lang::Language& language : catalog.languages()) {
     if (language.is_task() || !compile::has_acceptor(language)) continue;
     const std::size_t max_len = language.alphabet().size() <= 2 ? 6 : language.alphabet().size() <= 3 ? 4 : 3;
-    check_language(language, max_len, 12);
-    ++checked;
+    checked += check_language(language, max_len, 12);
   }
   CHECK(checked >= 20);
 }
@@ -152,9 +171,7 @@ TEST_CASE("fast paths: MLRegTest automata, smallest to largest, equal their dens
     spec.automaton_file = file;
     spec.source = file;
     const lang::Language language = lang::build_language(std::move(spec));
-    if (!compile::has_acceptor(language)) continue;  // not star-free
-    check_language(language, 2, 8);
-    ++checked;
+    checked += check_language(language, 2, 8);
   }
   CHECK(checked >= 5);
 }

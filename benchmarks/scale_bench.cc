@@ -1,0 +1,243 @@
+// The engine at benchmark scale, against the minimal DFA on the same words
+// (the floor for this job). One JSON object per model on stdout:
+//
+//   softhat_bench_scale [--quick] [--att DIR] [--export DIR] [--only NAME]
+//
+// Models: every catalogue LTL language (star-free, defined by a formula) and
+// 20 star-free automata of the MLRegTest sample (--att DIR, default the
+// shared sample), from the smallest model to the largest. Per model: its
+// layers, heads, width and nonzero weights; the DFA's states; symbols per
+// second on seeded random words of lengths 20-50 for the table-driven DFA, the
+// engine on one thread and the engine on two (one Runner each, the words
+// split in two blocks); and the engine on one word of n = 10^4 and n = 10^6
+// (10^6 is run when the 10^4 rate says it takes under 60 s, else its
+// projected time is printed and "measured" is false). The verdicts of the
+// engine and of the DFA are compared on every word (a disagreement is
+// printed, and the exit status is 1). --export DIR writes each model file and
+// its words (DIR/NAME.safetensors, DIR/NAME.words) for the numpy/PyTorch side
+// (benchmarks/python_scale.py). --quick: a quarter of the words, no n = 10^6.
+// Not a test: it prints numbers.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "automata/dfa.h"
+#include "cascade/holonomy.h"
+#include "compile/acceptor.h"
+#include "io/model_file.h"
+#include "lang/catalog.h"
+#include "model/forward.h"
+#include "util/random.h"
+#include "words/words.h"
+
+using namespace softhat;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+struct Case {
+  std::string name, kind;  // kind: ltl or mlregtest
+  std::shared_ptr<const lang::Language> language;
+};
+
+automata::Dfa dfa_of(const lang::Language& language) {
+  if (language.automaton) return *language.automaton;  // the .att file's own table
+  return automata::minimize(*lang::regular_dfa(language));
+}
+
+std::int64_t nonzero_weights(const model::Transformer& t) {
+  std::int64_t nnz = 0;
+  model::for_each_tensor(t, [&](const model::TensorView<const double>& v) {
+    for (std::int64_t i = 0; i < v.size(); ++i) nnz += v.data[i] != 0.0;
+  });
+  return nnz;
+}
+
+// Symbols per second of f over the words, repeated until 0.3 s have passed.
+template <typename F>
+double rate(const std::vector<std::string>& words, std::size_t symbols, F&& f) {
+  std::size_t rounds = 0;
+  const auto t0 = Clock::now();
+  double t = 0;
+  do {
+    f();
+    ++rounds;
+    t = since(t0);
+  } while (t < 0.3);
+  return static_cast<double>(symbols * rounds) / t;
+  (void)words;
+}
+
+// The table-driven DFA: symbol codes mapped to indices once, then one table
+// lookup per symbol.
+struct TableDfa {
+  std::array<std::int16_t, 256> index{};
+  const automata::Dfa& dfa;
+  explicit TableDfa(const automata::Dfa& d) : dfa(d) {
+    index.fill(-1);
+    for (std::size_t k = 0; k < d.alphabet.size(); ++k) index[static_cast<unsigned char>(d.alphabet[k])] = static_cast<std::int16_t>(k);
+  }
+  bool accepts(const std::string& w) const {
+    std::int32_t s = dfa.start;
+    const std::size_t k = dfa.alphabet.size();
+    const std::int32_t* table = dfa.transitions.data();
+    for (const char c : w) s = table[static_cast<std::size_t>(s) * k + static_cast<std::size_t>(index[static_cast<unsigned char>(c)])];
+    return dfa.accepting[static_cast<std::size_t>(s)] != 0;
+  }
+};
+
+std::vector<Case> cases(const std::string& att_dir) {
+  std::vector<Case> out;
+  const lang::Catalog catalog = lang::Catalog::builtin();
+  for (const lang::Language& l : catalog.languages()) {
+    if (l.spec.language_class == "star-free" && l.defined_by() == "formula") {
+      out.push_back({l.name(), "ltl", std::make_shared<const lang::Language>(lang::build_language(l.spec))});
+    }
+  }
+  // The sample's star-free automata, ordered by the size of their model; 20
+  // of them spread evenly from the smallest to the largest.
+  std::vector<std::pair<std::int64_t, Case>> sized;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(att_dir)) {
+    if (e.path().extension() == ".att") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files) {
+    lang::LanguageSpec spec;
+    spec.name = f.stem().string();
+    spec.automaton = lang::read_text_file(f.string());
+    spec.automaton_file = f.string();
+    spec.source = f.string();
+    auto l = std::make_shared<const lang::Language>(lang::build_language(std::move(spec)));
+    std::int64_t nnz = 0;
+    try {
+      nnz = nonzero_weights(compile::build_acceptor(*l, {}).model);
+    } catch (const cascade::NotStarFree&) {
+      continue;  // no transformer for it
+    }
+    sized.push_back({nnz, {l->name(), "mlregtest", l}});
+  }
+  std::stable_sort(sized.begin(), sized.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  const std::size_t want = std::min<std::size_t>(20, sized.size());
+  for (std::size_t k = 0; k < want; ++k) {
+    const std::size_t at = want == 1 ? 0 : k * (sized.size() - 1) / (want - 1);
+    out.push_back(sized[at].second);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string att_dir = SOFTHAT_MLREGTEST_DIR, export_dir, only;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--att") == 0 && i + 1 < argc) att_dir = argv[++i];
+    else if (std::strcmp(argv[i], "--export") == 0 && i + 1 < argc) export_dir = argv[++i];
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
+    else {
+      fmt::print(stderr, "usage: softhat_bench_scale [--quick] [--att DIR] [--export DIR] [--only NAME]\n");
+      return 2;
+    }
+  }
+  if (!export_dir.empty()) fs::create_directories(export_dir);
+  int status = 0;
+  for (const Case& c : cases(att_dir)) {
+    if (!only.empty() && c.name != only) continue;
+    const auto t_compile = Clock::now();
+    model::Transformer t = compile::build_acceptor(*c.language, {}).model;
+    const double compile_seconds = since(t_compile);
+    if (!export_dir.empty()) io::save_model(t, export_dir + "/" + c.name + ".safetensors");
+    const automata::Dfa dfa = dfa_of(*c.language);
+    const TableDfa table(dfa);
+    int heads = 0;
+    for (const auto& l : t.config.layers) heads += static_cast<int>(l.heads.size());
+    const std::int64_t nnz = nonzero_weights(t);
+    const model::Engine engine(std::move(t));
+
+    // Words of lengths 20-50: about 200,000 symbols (50,000 quick), fewer
+    // for the widest models so that one pass stays near a few seconds.
+    std::mt19937_64 rng = derived_rng(kDefaultSeed, "scale-bench");
+    const std::size_t budget = (quick ? 50000 : 200000) / static_cast<std::size_t>(std::max<std::int64_t>(1, nnz / 3000));
+    std::vector<std::string> words;
+    std::size_t symbols = 0;
+    while (symbols < std::max<std::size_t>(budget, 3000)) {
+      words.push_back(words::random_word(rng, c.language->alphabet(), static_cast<std::size_t>(uniform_int(rng, 20, 50)), words.size()));
+      symbols += words.back().size();
+    }
+    if (!export_dir.empty()) {
+      std::ofstream f(export_dir + "/" + c.name + ".words");
+      for (const std::string& w : words) f << w << "\n";
+    }
+
+    std::size_t dfa_accepted = 0;
+    const double dfa_rate = rate(words, symbols, [&] {
+      for (const std::string& w : words) dfa_accepted += table.accepts(w);
+    });
+    std::vector<char> verdict(words.size());
+    auto run_block = [&](std::size_t a, std::size_t b) {
+      model::Runner runner(engine);
+      for (std::size_t i = a; i < b; ++i) verdict[i] = runner.run(words[i]).accepted;
+    };
+    const auto t1 = Clock::now();
+    run_block(0, words.size());
+    const double one_thread = static_cast<double>(symbols) / since(t1);
+    const auto t2 = Clock::now();
+    {
+      std::thread other([&] { run_block(words.size() / 2, words.size()); });
+      run_block(0, words.size() / 2);
+      other.join();
+    }
+    const double two_threads = static_cast<double>(symbols) / since(t2);
+    std::size_t disagreements = 0;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      if ((verdict[i] != 0) != table.accepts(words[i])) {
+        if (disagreements++ == 0) fmt::print(stderr, "{}: engine and DFA disagree on '{}'\n", c.name, words[i]);
+      }
+    }
+    if (disagreements) status = 1;
+
+    // One long word each of n = 10^4 and (when it takes under a minute) 10^6.
+    model::Runner runner(engine);
+    auto long_rate = [&](std::size_t n) {
+      std::mt19937_64 r = derived_rng(kDefaultSeed, "scale-bench-long", n);
+      const std::string w = words::random_word(r, c.language->alphabet(), n, 0);
+      const auto t0 = Clock::now();
+      const bool accepted = runner.run(w).accepted;
+      const double s = since(t0);
+      if (accepted != table.accepts(w)) {
+        fmt::print(stderr, "{}: engine and DFA disagree on the word of length {}\n", c.name, n);
+        status = 1;
+      }
+      return static_cast<double>(n) / s;
+    };
+    const double rate_1e4 = long_rate(10000);
+    const double projected_1e6 = 1e6 / rate_1e4;  // a linear-time run; the scan paths are linear
+    const bool run_1e6 = !quick && projected_1e6 < 60;
+    const double rate_1e6 = run_1e6 ? long_rate(1000000) : 1e6 / projected_1e6;
+    fmt::print(
+        "{{\"model\": \"{}\", \"kind\": \"{}\", \"dfa_states\": {}, \"layers\": {}, \"heads\": {}, \"d_model\": {}, "
+        "\"nonzero_weights\": {}, \"compile_seconds\": {:.3f}, \"words\": {}, \"symbols\": {}, "
+        "\"dfa_symbols_per_second\": {:.0f}, \"engine_symbols_per_second\": {:.0f}, "
+        "\"engine_2threads_symbols_per_second\": {:.0f}, \"dfa_over_engine_2threads\": {:.1f}, "
+        "\"n1e4_symbols_per_second\": {:.0f}, \"n1e6_symbols_per_second\": {:.0f}, \"n1e6_measured\": {}, "
+        "\"disagreements\": {}}}\n",
+        c.name, c.kind, dfa.states(), engine.model().config.layers.size(), heads, engine.model().config.d_model, nnz,
+        compile_seconds, words.size(), symbols, dfa_rate, one_thread, two_threads, dfa_rate / two_threads, rate_1e4,
+        rate_1e6, run_1e6 ? "true" : "false", disagreements);
+    std::fflush(stdout);
+    (void)dfa_accepted;
+  }
+  return status;
+}
