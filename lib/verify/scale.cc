@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/parallel.h"
+#include "util/symbols.h"
 
 namespace softhat::verify {
 
@@ -97,7 +98,7 @@ nlohmann::ordered_json scale_row(const lang::Language& language, const ScaleOpti
       if (v.accepted == e.label) {
         ++sa;
       } else if (first.is_null()) {
-        first = {{"split", g.splits[s].name}, {"word", e.word}, {"label", e.label}, {"accepted", v.accepted}};
+        first = {{"split", g.splits[s].name}, {"word", sym::encode(e.word)}, {"label", e.label}, {"accepted", v.accepted}};
       }
     }
     splits.push_back({{"split", g.splits[s].name}, {"words", sw}, {"agreed", sa}, {"accepted", accepted}});

@@ -121,6 +121,26 @@ TEST_CASE("verify --mlregtest-splits --out: a stopped run resumes, losing and re
   fs::remove(out);
 }
 
+TEST_CASE("verify --mlregtest-splits: a temperature too high disagrees, exit 1, the first disagreement named",
+          "[cli][scale]") {
+  const fs::path dir = sample_dir();
+  const auto r = scale(dir, {"--beta", "0.001"});  // near-uniform attention: the heads cannot pick their targets
+  CHECK(r.status == 1);
+  std::size_t disagreeing = 0;
+  for (const std::string& line : lines_of(r.out)) {
+    const nlohmann::json row = nlohmann::json::parse(line);
+    if (row["status"] != "disagree") continue;
+    ++disagreeing;
+    CHECK(row["agreed"].get<int>() < row["words"].get<int>());
+    REQUIRE(row.contains("first_disagreement"));
+    const nlohmann::json& first = row["first_disagreement"];
+    CHECK(first["label"] != first["accepted"]);
+    CHECK(first["word"].get<std::string>().size() >= 20);  // MLRegTest's words have lengths 20-50
+  }
+  CHECK(disagreeing > 0);
+  CHECK(r.err.find(", " + std::to_string(disagreeing) + " disagree,") != std::string::npos);  // the summary
+}
+
 TEST_CASE("verify --mlregtest-splits: flags that choose other words are refused", "[cli][scale]") {
   const fs::path dir = sample_dir();
   for (const std::vector<std::string>& more :

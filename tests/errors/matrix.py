@@ -583,6 +583,25 @@ case(157, "rasp", "verify --program with --mode (it checks both modes)", ["verif
 case(158, "rasp", "verify --oracle without --program", ["verify", "contains-ab", "--oracle", "rotate"], 2,
      r"--oracle: only with --program", command="softhat verify contains-ab --oracle rotate")
 
+# ---------------------------------------------------------------- verify at scale
+sf006 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "languages", "04.04.SF.0.0.6.att")
+case(159, "scale", "verify --mlregtest-splits with --max-len (the splits set the words)",
+     ["verify", "--att", sf006, "--mlregtest-splits", "small", "--max-len", "3"], 2,
+     r"--mlregtest-splits: sets the words and writes JSONL rows: drop --program, --model, --max-len",
+     command="softhat verify --att languages/04.04.SF.0.0.6.att --mlregtest-splits small --max-len 3")
+case(160, "scale", "verify --out without --mlregtest-splits", ["verify", "contains-ab", "--out", path("rows.jsonl")], 2,
+     r"--out: only with --mlregtest-splits", no_files=[path("rows.jsonl")],
+     command="softhat verify contains-ab --out rows.jsonl")
+case(161, "scale", "verify --mlregtest-splits with an unknown size",
+     ["verify", "--att", sf006, "--mlregtest-splits", "tiny"], 2, r"--mlregtest-splits: tiny not in \{small,mid,large\}",
+     command="softhat verify --att languages/04.04.SF.0.0.6.att --mlregtest-splits tiny")
+with open(path("damaged.jsonl"), "w") as f:
+    f.write("not a row\n")
+case(162, "scale", "verify --mlregtest-splits --out resuming from a file with a damaged line (refused, untouched)",
+     ["verify", "--att", sf006, "--mlregtest-splits", "small", "--out", path("damaged.jsonl")], 2,
+     r"damaged\.jsonl:1: not a row of verify --mlregtest-splits \(give another --out, or remove the line\)",
+     command="softhat verify --att languages/04.04.SF.0.0.6.att --mlregtest-splits small --out damaged.jsonl")
+
 
 # ---------------------------------------------------------------- signals
 def interrupt(cid, title, args, no_files, command, sig=signal.SIGINT, stdin=None):
