@@ -57,6 +57,7 @@ int verify_scale(Context& ctx, const Args& args) {
   o.threads = args.threads > 0 ? args.threads : default_threads();
   o.max_memory = ctx.max_memory;
   o.max_states = ctx.max_states;
+  o.beta_text = args.compile.beta;
   const std::vector<lang::Language> languages = ctx.select(args.selection);
   const Shard shard = args.shard.empty() ? Shard{} : parse_shard(args.shard);
   const auto [lo, hi] = shard_range(languages.size(), shard);
@@ -96,6 +97,9 @@ int verify_scale(Context& ctx, const Args& args) {
                            run, seconds, each, o.threads, 1410 * each / 60);
   }
   if (counts["disagree"] > 0) return kExitDisagreement;
+  // A language that could not be checked is an input error (exit 2); its row
+  // stays in --out, so remove it to retry (e.g. with a larger --max-memory).
+  if (counts["error"] > 0) return kExitInput;
   return kExitOk;
 }
 

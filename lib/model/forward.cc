@@ -68,18 +68,21 @@ std::string read_transduction(const TransducerReadout& tr, const Matrix& X, doub
 
 namespace {
 
-// The buffers change size with every word length. Above glibc's mmap and
-// trim thresholds a freed buffer goes back to the kernel and the next one is
-// faulted in again page by page: measured 40% of the time on MLRegTest's
-// 64.64.SP.6.1.7 (2,107 residual coordinates, words of 20-50). Raising the
-// thresholds (once per process, when the first engine is built) keeps freed
-// buffers in the heap for the next word; long words' buffers are still given
-// back (Runner::run_padded releases them) and no limit on memory changes.
+// The buffers change size with every word length. Above glibc's mmap
+// threshold (128 KiB by default, e.g. one 50 x 2,107 matrix) a freed buffer
+// goes back to the kernel and the next one is faulted in again page by page:
+// measured 40% of the time on MLRegTest's 64.64.SP.6.1.7 (2,107 residual
+// coordinates, words of 20-50). Raising the threshold to glibc's largest
+// (32 MiB on 64-bit; mallopt refuses more) and the trim threshold with it,
+// once per process when the first engine is built, keeps freed buffers in the
+// heap for the next word. Long words' buffers are still given back
+// (Runner::run_padded releases them; above 32 MiB they are mmapped anyway).
 void keep_freed_buffers() {
   static const bool once = [] {
-    mallopt(M_MMAP_THRESHOLD, 256 << 20);
-    mallopt(M_TRIM_THRESHOLD, 512 << 20);
-    return true;
+    const bool mmap_set = mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1;
+    // The trim threshold only once the mmap one is set: alone, setting it
+    // would freeze glibc's dynamic mmap threshold at its 128 KiB default.
+    return mmap_set && mallopt(M_TRIM_THRESHOLD, 64 << 20) == 1;
   }();
   (void)once;
 }

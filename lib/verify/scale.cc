@@ -31,11 +31,21 @@ std::int64_t nonzero_weights(const model::Transformer& t) {
   return nnz;
 }
 
+// The parameters a row was made with (a resumed run must match them).
+nlohmann::ordered_json run_parameters(const ScaleOptions& o) {
+  return {{"size", o.size},
+          {"seed", o.seed},
+          {"mode", o.mode == model::AttentionMode::kHard ? "hard" : "softmax"},
+          {"precision", o.precision == model::Precision::kFloat ? "float" : "double"},
+          {"pe", compile::pe_name(o.compile.pe)},
+          {"beta", o.beta_text.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.beta_text)}};
+}
+
 nlohmann::ordered_json row_head(const lang::Language& language, const ScaleOptions& o) {
   nlohmann::ordered_json row;
   row["language"] = language.name();
-  row["size"] = o.size;
-  row["seed"] = o.seed;
+  const nlohmann::ordered_json parameters = run_parameters(o);  // named: items() refers into it
+  for (const auto& [key, value] : parameters.items()) row[key] = value;
   return row;
 }
 
@@ -151,28 +161,41 @@ std::map<std::string, std::string> completed_languages(const std::string& path, 
   std::stringstream buf;
   buf << in.rdbuf();
   const std::string text = buf.str();
-  // A last line without its newline was cut short by a stop mid-write: drop it.
-  const std::size_t keep = text.empty() || text.back() == '\n' ? text.size() : text.rfind('\n') + 1;
-  if (keep != text.size()) std::filesystem::resize_file(path, keep);  // no newline at all: rfind + 1 = 0
+  // Complete lines end with a newline; what follows the last one is a torn
+  // row, cut off below once every complete line has been checked.
+  const std::size_t keep = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+  const nlohmann::ordered_json expected = run_parameters(o);
   std::size_t line_no = 0, at = 0;
   while (at < keep) {
     const std::size_t end = text.find('\n', at);
     const std::string line = text.substr(at, end - at);
     at = end + 1;
     ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const nlohmann::json row = nlohmann::json::parse(line, nullptr, false);
     if (row.is_discarded() || !row.is_object() || !row.contains("language") || !row["language"].is_string() ||
         !row.contains("status") || !row["status"].is_string()) {
       throw InputError(fmt::format("{}:{}: not a row of verify --mlregtest-splits (give another --out, or remove the line)",
                                    path, line_no));
     }
-    if (row.value("size", "") != o.size || !row.contains("seed") || row["seed"] != o.seed) {
-      throw InputError(fmt::format("{}:{}: the row for {} was made with --mlregtest-splits {} --seed {}, not {} --seed "
-                                   "{}: resume with the same size and seed, or give another --out",
-                                   path, line_no, row["language"].get<std::string>(), row.value("size", "?"),
-                                   row.contains("seed") ? row["seed"].dump() : "?", o.size, o.seed));
+    for (const auto& [key, value] : expected.items()) {
+      if (!row.contains(key) || row[key] != value) {
+        throw InputError(fmt::format("{}:{}: the row for {} was made with {} {}, this run has {}: resume with the same "
+                                     "--mlregtest-splits, --seed, --mode, --precision, --pe and --beta, or give another --out",
+                                     path, line_no, row["language"].get<std::string>(), key,
+                                     row.contains(key) ? row[key].dump() : "none", value.dump()));
+      }
     }
     done[row["language"].get<std::string>()] = row["status"].get<std::string>();
+  }
+  if (keep != text.size()) {
+    const std::string tail = text.substr(keep);
+    if (tail.rfind("{\"language\":", 0) != 0 && tail.find_first_not_of(" \t\r") != std::string::npos) {
+      throw InputError(fmt::format("{}:{}: not a row of verify --mlregtest-splits, nor the start of one cut short "
+                                   "(give another --out, or remove the line)",
+                                   path, line_no + 1));
+    }
+    std::filesystem::resize_file(path, keep);
   }
   return done;
 }
@@ -188,7 +211,7 @@ void append_row(const std::string& path, const nlohmann::ordered_json& row) {
     const ssize_t w = ::write(fd, line.data() + written, line.size() - written);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
-      const int err = errno;
+      const int err = w < 0 ? errno : ENOSPC;  // a write of 0 bytes sets no errno
       ::close(fd);
       throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(err)));
     }

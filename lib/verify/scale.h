@@ -32,18 +32,22 @@ struct ScaleOptions {
   std::size_t max_memory = util::kDefaultMaxMemory;
   std::size_t max_states = automata::kDefaultMaxStates;
   util::Progress* progress = nullptr;  // told of every word run
+  std::string beta_text;  // the --beta expression as given ("" if none), recorded in each row
 };
 
-// One language's row: "language", "status" (agree, disagree, not-star-free
-// or error), the corpus ("size", "seed", "words", "shortages"), the model's
+// One language's row: "language", the run's parameters ("size", "seed",
+// "mode", "precision", "pe", "beta"), "status" (agree, disagree, not-star-free
+// or error), the corpus ("words", "shortages"), the model's
 // shape and nonzero weights, per split the words, agreements and accepted
 // words, the smallest output margin, and the first disagreement in corpus
 // order. Deterministic: no timings, the same for any thread count.
 nlohmann::ordered_json verify_at_scale(const lang::Language& language, const ScaleOptions& options);
 
-// The languages a results file already holds, with their status. A torn last
-// line (a run stopped mid-write) is cut off the file; any other line that is
-// not a row of this size and seed is an InputError naming the file and line.
+// The languages a results file already holds, with their status. Every
+// complete line must be a row of this run's parameters (else an InputError
+// naming the file and line, the file untouched); then a torn last line (a run
+// stopped mid-write: the start of a row without its newline) is cut off the
+// file. Blank lines are skipped.
 std::map<std::string, std::string> completed_languages(const std::string& path, const ScaleOptions& options);
 
 // Appends one row as one line, flushed to the disk before returning.

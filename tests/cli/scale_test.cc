@@ -110,14 +110,43 @@ TEST_CASE("verify --mlregtest-splits --out: a stopped run resumes, losing and re
   CHECK(other.err.find("--seed") != std::string::npos);
   CHECK(io::read_file(out) == whole);
 
-  // A damaged line in the middle is refused with its line number.
+  // Another mode is another run: refused, the file untouched.
+  const auto hard = scale(dir, {"--out", out, "--mode", "hard"});
+  CHECK(hard.status == 2);
+  CHECK(hard.err.find("mode") != std::string::npos);
+  CHECK(io::read_file(out) == whole);
+
+  // Blank lines are skipped; the rows around them count.
   {
     std::ofstream f(out, std::ios::binary);
-    f << rows[0] << "\n" << "not json\n" << rows[2] << "\n";
+    f << rows[0] << "\n\n" << rows[1] << "\n";
+  }
+  const auto blank = scale(dir, {"--out", out});
+  REQUIRE(blank.status == 0);
+  CHECK(blank.out.find("(2 already in") != std::string::npos);
+
+  // A damaged line is refused with its line number, and nothing is cut, not
+  // even a torn last line after it.
+  const std::string damaged = rows[0] + "\nnot json\n" + rows[2] + "\n" + rows[3].substr(0, 20);
+  {
+    std::ofstream f(out, std::ios::binary);
+    f << damaged;
   }
   const auto bad = scale(dir, {"--out", out});
   CHECK(bad.status == 2);
   CHECK(bad.err.find(":2:") != std::string::npos);
+  CHECK(io::read_file(out) == damaged);
+
+  // A file that is not a results file at all (no newline, not the start of a
+  // row) is refused and left as it was.
+  {
+    std::ofstream f(out, std::ios::binary);
+    f << "some notes";
+  }
+  const auto notes = scale(dir, {"--out", out});
+  CHECK(notes.status == 2);
+  CHECK(notes.err.find(":1: not a row") != std::string::npos);
+  CHECK(io::read_file(out) == "some notes");
   fs::remove(out);
 }
 
