@@ -172,7 +172,7 @@ std::map<std::string, std::string> completed_languages(const std::string& path, 
     at = end + 1;
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const nlohmann::json row = nlohmann::json::parse(line, nullptr, false);
+    const nlohmann::ordered_json row = nlohmann::ordered_json::parse(line, nullptr, false);
     if (row.is_discarded() || !row.is_object() || !row.contains("language") || !row["language"].is_string() ||
         !row.contains("status") || !row["status"].is_string()) {
       throw InputError(fmt::format("{}:{}: not a row of verify --mlregtest-splits (give another --out, or remove the line)",
