@@ -491,7 +491,11 @@ MergedVerify merge_verify_json(const std::vector<nlohmann::json>& shards, const 
   }
   const nlohmann::json& run = first.at("run");
   if (!run.at("max_len").is_null()) m.options.max_len = io::json_unsigned(run.at("max_len"), "max_len");
-  m.options.lengths = run.at("lengths").get<std::vector<std::size_t>>();
+  // Each length checked as a count: a float out of range (1e300) must be an
+  // error, not a conversion with undefined behaviour (found by fuzz_merge).
+  if (!run.at("lengths").is_array()) throw InputError(fmt::format("merge: {}: run.lengths is not a list", name(0)));
+  m.options.lengths.clear();
+  for (const nlohmann::json& l : run.at("lengths")) m.options.lengths.push_back(io::json_unsigned(l, "lengths"));
   m.options.samples = io::json_unsigned(run.at("samples"), "samples");
   if (!run.at("beta").is_null()) m.options.beta = compile::parse_beta(run.at("beta").get<std::string>());
   m.options.compile.c = run.at("c").get<double>();
