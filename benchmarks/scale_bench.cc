@@ -36,6 +36,7 @@
 #include "model/forward.h"
 #include "util/random.h"
 #include "util/symbols.h"
+#include "verify/scale.h"
 #include "words/words.h"
 
 using namespace softhat;
@@ -55,14 +56,6 @@ struct Case {
 automata::Dfa dfa_of(const lang::Language& language) {
   if (language.automaton) return *language.automaton;  // the .att file's own table
   return automata::minimize(*lang::regular_dfa(language));
-}
-
-std::int64_t nonzero_weights(const model::Transformer& t) {
-  std::int64_t nnz = 0;
-  model::for_each_tensor(t, [&](const model::TensorView<const double>& v) {
-    for (std::int64_t i = 0; i < v.size(); ++i) nnz += v.data[i] != 0.0;
-  });
-  return nnz;
 }
 
 // Symbols per second of f over the words, repeated until 0.3 s have passed.
@@ -126,7 +119,7 @@ std::vector<Case> cases(const std::string& att_dir, const std::string& only) {
     auto l = std::make_shared<const lang::Language>(lang::build_language(std::move(spec)));
     std::int64_t nnz = 0;
     try {
-      nnz = nonzero_weights(compile::build_acceptor(*l, {}).model);
+      nnz = verify::nonzero_weights(compile::build_acceptor(*l, {}).model);
     } catch (const cascade::NotStarFree&) {
       continue;  // no transformer for it
     }
@@ -168,7 +161,7 @@ int main(int argc, char** argv) {
     const TableDfa table(dfa);
     int heads = 0;
     for (const auto& l : t.config.layers) heads += static_cast<int>(l.heads.size());
-    const std::int64_t nnz = nonzero_weights(t);
+    const std::int64_t nnz = verify::nonzero_weights(t);
     const model::Engine engine(std::move(t));
 
     // Words of lengths 20-50: about 200,000 symbols (50,000 quick), fewer

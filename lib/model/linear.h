@@ -55,16 +55,6 @@ struct Linear {
     y.setZero();
     add(x, y);
   }
-  // The nonzeros of W (built from the dense matrix whatever use_sparse says).
-  std::vector<Entry> nonzeros() const {
-    std::vector<Entry> out;
-    for (Eigen::Index r = 0; r < dense.rows(); ++r) {
-      for (Eigen::Index c = 0; c < dense.cols(); ++c) {
-        if (dense(r, c) != S(0)) out.push_back({r, c, dense(r, c)});
-      }
-    }
-    return out;
-  }
   // y += x W^T.
   template <typename In>
   void add(const In& x, Mat& y, bool force_dense = false) const {

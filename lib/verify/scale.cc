@@ -23,13 +23,6 @@ namespace softhat::verify {
 
 namespace {
 
-std::int64_t nonzero_weights(const model::Transformer& t) {
-  std::int64_t nnz = 0;
-  model::for_each_tensor(t, [&](const model::TensorView<const double>& v) {
-    for (std::int64_t i = 0; i < v.size(); ++i) nnz += v.data[i] != 0.0;
-  });
-  return nnz;
-}
 
 // The parameters a row was made with (a resumed run must match them).
 nlohmann::ordered_json run_parameters(const ScaleOptions& o) {
@@ -133,6 +126,14 @@ nlohmann::ordered_json scale_row(const lang::Language& language, const ScaleOpti
 }
 
 }  // namespace
+
+std::int64_t nonzero_weights(const model::Transformer& t) {
+  std::int64_t nnz = 0;
+  model::for_each_tensor(t, [&](const model::TensorView<const double>& v) {
+    for (std::int64_t i = 0; i < v.size(); ++i) nnz += v.data[i] != 0.0;
+  });
+  return nnz;
+}
 
 nlohmann::ordered_json verify_at_scale(const lang::Language& language, const ScaleOptions& o) {
   // A language that cannot be checked gets a row saying why, and the run goes

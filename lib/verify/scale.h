@@ -50,6 +50,9 @@ nlohmann::ordered_json verify_at_scale(const lang::Language& language, const Sca
 // file. Blank lines are skipped.
 std::map<std::string, std::string> completed_languages(const std::string& path, const ScaleOptions& options);
 
+// The nonzero entries of every tensor of a model (a row's model.nonzero_weights).
+std::int64_t nonzero_weights(const model::Transformer& t);
+
 // Appends one row as one line, flushed to the disk before returning.
 void append_row(const std::string& path, const nlohmann::ordered_json& row);
 
