@@ -203,7 +203,8 @@ void setup_verify(CLI::App& app, Runner& runner) {
     }
     if (!args->oracle.empty()) throw CLI::ValidationError("--oracle", "only with --program");
     if (max_len->count()) args->options.max_len = args->max_len;
-    runner = [args](Context& ctx) {
+    const bool precision_given = precision->count() > 0;
+    runner = [args, precision_given](Context& ctx) {
       args->options.compile = args->compile.options();
       args->options.beta = args->compile.beta_override();
       args->options.mode = args->mode;
@@ -214,6 +215,17 @@ void setup_verify(CLI::App& app, Runner& runner) {
       if (!args->model.empty()) {
         args->options.model = std::make_shared<const model::Transformer>(io::load_model(args->model));
         args->options.model_name = args->model;
+        // A model that claims float32 (compile --float32) is tested in float32
+        // unless --precision says otherwise: verify checks the claim.
+        const std::optional<model::Float32Claim>& claim = args->options.model->config.float32;
+        if (claim && !precision_given) {
+          args->options.precision = model::Precision::kFloat;
+          ctx.err << fmt::format("softhat: {} claims float32 up to length {}: verifying in float32\n", args->model,
+                                 claim->max_length);
+        } else if (!claim && args->options.precision == model::Precision::kFloat) {
+          ctx.err << fmt::format("softhat: note: {} makes no float32 claim (compile --float32 checks and records one)\n",
+                                 args->model);
+        }
       }
       std::vector<verify::VerifyReport> reports;
       const std::unique_ptr<util::Progress> progress = ctx.progress("verify");

@@ -250,7 +250,9 @@ def torch_module(model):
         def forward(self, tokens, n, mode="softmax", beta=None):
             """tokens: (B, n+1) long tensor, BOS first, of words as the engine runs them (a
             program model's padded: see run_word). Returns (B, n+1, d). beta: as numpy_forward's."""
-            phi = torch.from_numpy(position_features(c, n))
+            # In the module's dtype: module.float() runs a model in float32 (its
+            # "float32" claim, model-format.md, says whether the verdicts survive).
+            phi = torch.from_numpy(position_features(c, n)).to(self.pos_proj.weight.dtype)
             x = self.embed(tokens) + self.pos_proj(phi)[None]
             beta = model.beta(n, beta)
             for layer, lc in zip(self.layers, c["layers"]):

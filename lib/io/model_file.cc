@@ -65,6 +65,12 @@ ordered_json config_to_json(const model::ModelConfig& c) {
     for (const auto& f : c.program->range_flags) flags.push_back({{"coordinate", f.coordinate}, {"what", f.what}});
     j["program"] = {{"pad", c.program->pad}, {"pad_symbol", sym::encode(c.program->pad_symbol)}, {"range_flags", flags}};
   }
+  if (c.float32) {
+    j["float32"] = {{"max_length", c.float32->max_length}, {"words", c.float32->words},
+                    {"min_margin", c.float32->min_margin}, {"max_deviation", c.float32->max_deviation},
+                    {"max_state_deviation", c.float32->max_state_deviation},
+                    {"safety", c.float32->safety}};
+  }
   j["layers"] = ordered_json::array();
   for (const model::LayerConfig& l : c.layers) {
     ordered_json layer;
@@ -183,6 +189,17 @@ model::ModelConfig config_from_json(const json& j) {
         io.range_flags.push_back({small_int(f.at("coordinate"), "range flag coordinate"), f.at("what").get<std::string>()});
       }
       c.program = std::move(io);
+    }
+    if (j.contains("float32")) {
+      const json& f = j.at("float32");
+      model::Float32Claim claim;
+      claim.max_length = static_cast<std::size_t>(json_integer(f.at("max_length"), 0, std::int64_t{1} << 40, "float32 max_length"));
+      claim.words = static_cast<std::uint64_t>(json_integer(f.at("words"), 0, std::int64_t{1} << 60, "float32 words"));
+      claim.min_margin = f.at("min_margin").get<double>();
+      claim.max_deviation = f.at("max_deviation").get<double>();
+      claim.max_state_deviation = f.at("max_state_deviation").get<double>();
+      claim.safety = f.at("safety").get<double>();
+      c.float32 = claim;
     }
     for (const auto& lj : j.at("layers")) {
       model::LayerConfig l;

@@ -158,6 +158,15 @@ void ModelConfig::validate() const {
     }
     if (!std::isfinite(transducer->threshold)) fail("the transducer threshold is not finite");
   }
+  if (float32) {
+    const Float32Claim& f = *float32;
+    if (!(std::isfinite(f.min_margin) && f.min_margin >= 0 && std::isfinite(f.max_deviation) && f.max_deviation >= 0 &&
+          std::isfinite(f.max_state_deviation) && f.max_state_deviation >= 0 && std::isfinite(f.safety) &&
+          f.safety >= 1)) {
+      fail("the float32 claim needs finite margin and deviation >= 0 and a safety factor >= 1");
+    }
+    if (f.min_margin < f.safety * f.max_deviation) fail("the float32 claim's margin is below safety x deviation");
+  }
   if (program) {
     if (!transducer) fail("a program model is a transducer: it needs a transducer readout");
     if (alphabet.find(program->pad_symbol) == std::string::npos) fail("the program's pad symbol is not in the alphabet");

@@ -119,6 +119,20 @@ struct ProgramIo {
   std::size_t padded_length(std::size_t n) const;
 };
 
+// A claim that float32 gives this model's verdicts (compile --float32;
+// verify/float32.h): on every checked word up to max_length the float32 run
+// had the double run's verdict (transducers: output), and the double run's
+// margin was at least `safety` times the two runs' difference. `verify`
+// runs a model that carries it in float32 unless told otherwise.
+struct Float32Claim {
+  std::size_t max_length = 0;
+  std::uint64_t words = 0;         // words checked
+  double min_margin = 0;           // smallest double margin over those words
+  double max_deviation = 0;        // largest |float32 - double| of the readout
+  double max_state_deviation = 0;  // the same over every coordinate of the final residual stream (informative)
+  double safety = 8;               // required margin / deviation
+};
+
 inline constexpr int kFormatVersion = 2;
 inline constexpr int kOldestFormatVersion = 1;
 
@@ -133,6 +147,7 @@ struct ModelConfig {
   Readout readout;
   std::optional<TransducerReadout> transducer;  // set for transducers (one output symbol per position)
   std::optional<ProgramIo> program;             // set for models compiled from S-RASP programs
+  std::optional<Float32Claim> float32;          // set by compile --float32 when the check holds
   std::map<std::string, std::string> notes;  // free-form provenance (formula, construction, ...)
 
   int position_width() const;  // sum of feature widths

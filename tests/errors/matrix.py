@@ -602,6 +602,19 @@ case(162, "scale", "verify --mlregtest-splits --out resuming from a file with a 
      r"damaged\.jsonl:1: not a row of verify --mlregtest-splits \(give another --out, or remove the line\)",
      command="softhat verify --att languages/04.04.SF.0.0.6.att --mlregtest-splits small --out damaged.jsonl")
 
+# The float32 claim (compile --float32): its tuning flags need it; a claim whose numbers contradict it is refused.
+case(163, "float32", "compile --float32-max-len without --float32",
+     ["compile", "contains-ab", "--float32-max-len", "40", "-o", path("f32.safetensors")], 2,
+     r"--float32-max-len: only with --float32", no_files=[path("f32.safetensors")])
+claim = ',"float32":{"max_length":64,"words":100,"min_margin":1e-9,"max_deviation":1e-6,"max_state_deviation":1e-6,"safety":8}'
+case(164, "float32", "a model whose float32 claim has a margin below 8 x its deviation",
+     ["run", "--model", write("f32bad.safetensors", with_config(cfg_text[:-1] + claim + "}"))], 2,
+     r"the float32 claim's margin is below safety x deviation")
+claim = ',"float32":{"max_length":64,"words":100,"min_margin":0.5,"max_deviation":0,"safety":8}'
+case(165, "float32", "a model whose float32 claim lacks a field",
+     ["run", "--model", write("f32miss.safetensors", with_config(cfg_text[:-1] + claim + "}"))], 2,
+     r"model configuration: .*key 'max_state_deviation' not found")
+
 
 # ---------------------------------------------------------------- signals
 def interrupt(cid, title, args, no_files, command, sig=signal.SIGINT, stdin=None):

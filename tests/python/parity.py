@@ -129,12 +129,55 @@ def main():
                     print(f"FAIL {os.path.basename(path)} {mode} word={word!r}: max abs diff {diff:.3e}, "
                           f"verdict C++={wanted} {args.backend}={accepted}")
     print(f"{args.backend} parity: {len(paths)} models ({len(catalogue)} compiled catalogue models), worst max abs difference {worst:.3e} (tolerance {TOL})")
+    if args.backend == "torch":
+        f_passed, f_failed, f_models = check_float32(args, sm, catalogue, random.Random(77))
+        print(f"torch float32: {f_models} catalogue models compiled with a float32 claim, module.float() verdicts: "
+              f"{f_passed} equal the engine's double verdicts, {f_failed} differ")
+        passed, failed = passed + f_passed, failed + f_failed
     p_passed, p_failed, p_worst = check_programs(args, sm, random.Random(2121))
     print(f"{args.backend} parity: {len(PROGRAMS)} program models, worst max abs difference {p_worst:.3e}, "
           f"{p_passed} passed, {p_failed} failed")
     passed, failed = passed + p_passed, failed + p_failed
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def check_float32(args, sm, catalogue, rng):
+    """compile --float32: every catalogue model that claims float32 gives, as a float32 PyTorch
+    module, the engine's double verdict (transducers: output) on words up to the claimed length."""
+    import torch
+    passed = failed = models = 0
+    for name in sorted({name for name, _ in catalogue.values()}):
+        path = os.path.join(args.workdir, f"{name}-float32.safetensors")
+        c = subprocess.run([args.cli, "compile", name, "--float32", "-o", path], capture_output=True, **UTF8)
+        if c.returncode != 0:
+            failed += 1
+            print(f"FAIL {name}: compile --float32 exited {c.returncode}: {c.stderr.strip()}")
+            continue
+        model = sm.Model(path)
+        claim = model.config.get("float32")
+        if claim is None:
+            failed += 1
+            print(f"FAIL {name}: compile --float32 succeeded but the file has no float32 claim")
+            continue
+        models += 1
+        module = sm.torch_module(model).float()
+        words = [""] + ["".join(rng.choice(model.alphabet) for _ in range(rng.choice([1, 3, 8, 20, 64, claim["max_length"]])))
+                        for _ in range(10)]
+        records = run_jsonl([args.cli, "run", "--model", path, "--format", "jsonl"], words)
+        for word, rec in zip(words, records):
+            with torch.no_grad():
+                states = module.run_word(word).double().numpy()
+            if "transducer" in model.config:
+                got, wanted = sm.transduce(model, states), rec["output"]
+            else:
+                got, wanted = sm.decide(model, states)[1], rec["accepted"]
+            if got == wanted:
+                passed += 1
+            else:
+                failed += 1
+                print(f"FAIL {name} float32 word={word!r}: engine (double) {wanted!r}, torch float32 {got!r}")
+    return passed, failed, models
 
 
 def forward(sm, model, module, word, mode, beta=None):

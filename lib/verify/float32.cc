@@ -1,0 +1,148 @@
+#include "verify/float32.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "util/interrupt.h"
+#include "util/parallel.h"
+#include "util/symbols.h"
+#include "verify/sample_words.h"
+#include "words/words.h"
+
+namespace softhat::verify {
+
+namespace {
+
+// One word in both precisions.
+struct Compared {
+  bool same = true;
+  double margin = model::kNoGap;  // the double run's (+inf: nothing to read, e.g. an empty transduction)
+  double deviation = 0;           // largest |float32 - double| of what the readout reads
+  double state_deviation = 0;     // largest |float32 - double| over the whole final residual stream
+  std::string why;                // !same: how the runs differ
+};
+
+// The readout's values: y for an acceptor; for a transducer every output
+// coordinate at every position after BOS.
+double readout_deviation(const model::ModelConfig& c, const model::RunResult& d, const model::RunResult& f) {
+  if (!c.transducer) return std::abs(d.y - f.y);
+  double worst = 0;
+  for (Eigen::Index i = 1; i < d.states.rows(); ++i) {
+    for (int k : c.transducer->coordinates) worst = std::max(worst, std::abs(d.states(i, k) - f.states(i, k)));
+  }
+  return worst;
+}
+
+Compared compare(const model::ModelConfig& c, model::Runner& dbl, model::Runner& flt, const std::string& word,
+                 const model::RunOptions& run) {
+  Compared out;
+  model::RunResult d, f;
+  std::string d_error, f_error;
+  // A program model refuses a word whose run sets a range flag: the refusal
+  // is its verdict, and both precisions must give it.
+  try {
+    d = dbl.run(word, run);
+  } catch (const std::invalid_argument& e) {
+    if (!c.program) throw;
+    d_error = e.what();
+  }
+  try {
+    f = flt.run(word, run);
+  } catch (const std::invalid_argument& e) {
+    if (!c.program) throw;
+    f_error = e.what();
+  }
+  if (!d_error.empty() || !f_error.empty()) {
+    out.same = d_error == f_error;
+    if (!out.same) out.why = fmt::format("double: {}; float32: {}", d_error.empty() ? "ran" : d_error,
+                                         f_error.empty() ? "ran" : f_error);
+    return out;
+  }
+  out.deviation = readout_deviation(c, d, f);
+  out.state_deviation = (d.states - f.states).cwiseAbs().maxCoeff();
+  if (c.transducer) {
+    out.margin = d.min_symbol_margin;
+    if (d.output != f.output) {
+      out.same = false;
+      out.why = fmt::format("outputs differ: double '{}', float32 '{}'", sym::encode(d.output.value_or("")),
+                            sym::encode(f.output.value_or("")));
+    }
+  } else {
+    out.margin = d.output_margin;
+    if (d.accepted != f.accepted) {
+      out.same = false;
+      out.why = fmt::format("verdicts differ: double {} (y = {:.9g}), float32 {} (y = {:.9g})",
+                            d.accepted ? "accepts" : "rejects", d.y, f.accepted ? "accepts" : "rejects", f.y);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Float32Result check_float32(const model::Transformer& model, const lang::Language& language,
+                            const Float32Options& options) {
+  if (options.max_len == 0) throw std::invalid_argument("the float32 check needs a length of at least 1");
+  const std::string& alphabet = language.alphabet();
+  const std::size_t short_len = std::min(words::default_max_len(alphabet.size()), options.max_len);
+  std::vector<std::string> checked = words::all_words(alphabet, short_len);
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 16; n < options.max_len; n *= 2) {
+    if (n > short_len) lengths.push_back(n);
+  }
+  if (options.max_len > short_len) lengths.push_back(options.max_len);
+  for (std::size_t n : lengths) {
+    for (std::string& w : balanced_words(language, n, options.samples, options.seed, options.run.max_memory)) {
+      checked.push_back(std::move(w));
+    }
+  }
+
+  const model::Engine dbl(model, model::Precision::kDouble);
+  const model::Engine flt(model, model::Precision::kFloat);
+  model::RunOptions run = options.run;
+  run.mode = model::AttentionMode::kSoftmax;
+  run.keep_all_states = true;
+  std::vector<Compared> results(checked.size());
+  const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(checked.size() / 32 + 1)));
+  parallel_blocks(0, checked.size(), threads, [&](int, std::uint64_t a, std::uint64_t b) {
+    model::Runner d(dbl), f(flt);
+    for (std::uint64_t i = a; i < b; ++i) {
+      if ((i & 63) == 0) throw_if_interrupted();
+      results[i] = compare(model.config, d, f, checked[i], run);
+    }
+  });
+
+  Float32Result r;
+  r.claim.safety = options.safety;
+  r.claim.words = checked.size();
+  r.claim.max_length = options.max_len;
+  double min_margin = model::kNoGap;
+  for (std::size_t i = 0; i < checked.size(); ++i) {
+    const Compared& c = results[i];
+    min_margin = std::min(min_margin, c.margin);
+    r.claim.max_deviation = std::max(r.claim.max_deviation, c.deviation);
+    r.claim.max_state_deviation = std::max(r.claim.max_state_deviation, c.state_deviation);
+    if (!r.failure.empty()) continue;
+    const std::string word = checked[i].empty() ? "(empty word)" : "'" + sym::encode(checked[i]) + "'";
+    if (!c.same) {
+      r.failure = fmt::format("{} (length {}): {}", word, checked[i].size(), c.why);
+    } else if (c.margin < options.safety * c.deviation) {
+      r.failure = fmt::format("{} (length {}): double margin {:.3g} is below {:g} x the float32 deviation {:.3g}",
+                              word, checked[i].size(), c.margin, options.safety, c.deviation);
+    }
+  }
+  // Every transduction word was empty: no margin was read (the claim then rests on equal outputs alone).
+  r.claim.min_margin = std::isfinite(min_margin) ? min_margin : 0;
+  r.holds = r.failure.empty() && r.claim.min_margin >= options.safety * r.claim.max_deviation;
+  if (r.failure.empty() && !r.holds) {
+    r.failure = fmt::format("the smallest margin {:.3g} is below {:g} x the largest deviation {:.3g}", r.claim.min_margin,
+                            options.safety, r.claim.max_deviation);
+  }
+  return r;
+}
+
+}  // namespace softhat::verify
