@@ -40,6 +40,7 @@ struct Args {
   std::string lengths;
   std::string scale;  // --mlregtest-splits SIZE
   std::string out;
+  bool float32 = false;  // --float32 (with --mlregtest-splits)
 };
 
 // --mlregtest-splits: per language a compile, MLRegTest's six splits and the
@@ -58,6 +59,7 @@ int verify_scale(Context& ctx, const Args& args) {
   o.max_memory = ctx.max_memory;
   o.max_states = ctx.max_states;
   o.beta_text = args.compile.beta;
+  o.float32 = args.float32;
   const std::vector<lang::Language> languages = ctx.select(args.selection);
   const Shard shard = args.shard.empty() ? Shard{} : parse_shard(args.shard);
   const auto [lo, hi] = shard_range(languages.size(), shard);
@@ -179,7 +181,19 @@ void setup_verify(CLI::App& app, Runner& runner) {
   sub->add_option("--out", args->out,
                   "with --mlregtest-splits: append each language's row to this JSONL file as it is done; a rerun "
                   "skips the languages already there (resume)");
-  sub->callback([&runner, args, max_len, samples, mode, precision, threads] {
+  auto* float32 = sub->add_flag(
+      "--float32", args->float32,
+      "with --mlregtest-splits: per language check the float32 claim as compile --float32 does, then run the splits "
+      "in float32 where it holds (double where not); rows record the check");
+  sub->callback([&runner, args, max_len, samples, mode, precision, threads, float32] {
+    if (float32->count()) {
+      if (args->scale.empty()) {
+        throw CLI::ValidationError("--float32", "only with --mlregtest-splits (compile --float32 records the claim in a "
+                                                "model file; verify --model tests it)");
+      }
+      if (precision->count()) throw CLI::ValidationError("--float32", "chooses the precision per language: drop --precision");
+      if (args->mode != model::AttentionMode::kSoftmax) throw CLI::ValidationError("--float32", "checks softmax: drop --mode hard");
+    }
     if (!args->scale.empty()) {
       if (!args->program.empty() || !args->model.empty() || max_len->count() || samples->count() ||
           !args->lengths.empty() || args->json.given()) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "util/interrupt.h"
+#include "util/memory.h"
 #include "util/parallel.h"
 #include "util/symbols.h"
 #include "verify/sample_words.h"
@@ -95,6 +96,19 @@ Float32Result check_float32(const model::Transformer& model, const lang::Languag
     if (n > short_len) lengths.push_back(n);
   }
   if (options.max_len > short_len) lengths.push_back(options.max_len);
+  // The words held at once, and per thread two runners' buffers and two
+  // kept residual streams at the longest length.
+  const std::size_t longest = std::max(short_len, options.max_len);
+  const std::size_t per_thread = util::saturating_product(
+      {util::saturating_sum({model::word_memory_bytes(model, longest, options.run),
+                             util::saturating_product({longest + 1, static_cast<std::size_t>(model.config.d_model),
+                                                       sizeof(double)})}),
+       2});
+  util::check_memory(
+      util::saturating_sum({sampled_words_bytes(lengths, options.samples),
+                            util::saturating_product({per_thread, static_cast<std::size_t>(std::max(1, options.threads))})}),
+      options.run.max_memory,
+      fmt::format("the float32 check ({} words per length, up to {} symbols)", options.samples, longest));
   for (std::size_t n : lengths) {
     for (std::string& w : balanced_words(language, n, options.samples, options.seed, options.run.max_memory)) {
       checked.push_back(std::move(w));

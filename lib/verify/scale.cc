@@ -18,6 +18,7 @@
 #include "util/interrupt.h"
 #include "util/parallel.h"
 #include "util/symbols.h"
+#include "verify/float32.h"
 
 namespace softhat::verify {
 
@@ -29,7 +30,7 @@ nlohmann::ordered_json run_parameters(const ScaleOptions& o) {
   return {{"size", o.size},
           {"seed", o.seed},
           {"mode", o.mode == model::AttentionMode::kHard ? "hard" : "softmax"},
-          {"precision", o.precision == model::Precision::kFloat ? "float" : "double"},
+          {"precision", o.float32 ? "float32-where-claimed" : o.precision == model::Precision::kFloat ? "float" : "double"},
           {"pe", compile::pe_name(o.compile.pe)},
           {"beta", o.beta_text.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.beta_text)}};
 }
@@ -64,7 +65,26 @@ nlohmann::ordered_json scale_row(const lang::Language& language, const ScaleOpti
   g.max_memory = o.max_memory;
   const corpus::Corpus corpus = corpus::generate_corpus(language, g);
 
-  const model::Engine engine(std::move(transformer), o.precision);
+  model::Precision precision = o.precision;
+  nlohmann::ordered_json float32;
+  if (o.float32) {
+    // The claim compile --float32 would record, checked at this run's beta.
+    Float32Options f;
+    f.seed = o.seed;
+    f.threads = o.threads;
+    f.run.beta = o.beta;
+    f.run.max_memory = o.max_memory;
+    const Float32Result r = check_float32(transformer, language, f);
+    float32 = {{"claimed", r.holds},
+               {"max_length", r.claim.max_length},
+               {"words", r.claim.words},
+               {"min_margin", r.claim.min_margin},
+               {"max_deviation", r.claim.max_deviation},
+               {"max_state_deviation", r.claim.max_state_deviation}};
+    if (!r.holds) float32["failure"] = r.failure;
+    precision = r.holds ? model::Precision::kFloat : model::Precision::kDouble;
+  }
+  const model::Engine engine(std::move(transformer), precision);
   std::vector<const corpus::Example*> items;
   for (const auto& split : corpus.splits) {
     for (const corpus::Example& e : split) items.push_back(&e);
@@ -119,6 +139,10 @@ nlohmann::ordered_json scale_row(const lang::Language& language, const ScaleOpti
                   {"heads", heads},
                   {"d_model", t.config.d_model},
                   {"nonzero_weights", nonzero_weights(t)}};
+  if (o.float32) {
+    row["float32"] = std::move(float32);
+    row["ran_in"] = precision == model::Precision::kFloat ? "float" : "double";
+  }
   row["min_output_margin"] = min_margin < model::kNoGap ? nlohmann::ordered_json(min_margin) : nullptr;
   row["splits"] = std::move(splits);
   if (!first.is_null()) row["first_disagreement"] = std::move(first);
@@ -182,7 +206,7 @@ std::map<std::string, std::string> completed_languages(const std::string& path, 
     for (const auto& [key, value] : expected.items()) {
       if (!row.contains(key) || row[key] != value) {
         throw InputError(fmt::format("{}:{}: the row for {} was made with {} {}, this run has {}: resume with the same "
-                                     "--mlregtest-splits, --seed, --mode, --precision, --pe and --beta, or give another --out",
+                                     "--mlregtest-splits, --seed, --mode, --precision (or --float32), --pe and --beta, or give another --out",
                                      path, line_no, row["language"].get<std::string>(), key,
                                      row.contains(key) ? row[key].dump() : "none", value.dump()));
       }

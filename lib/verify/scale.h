@@ -33,6 +33,10 @@ struct ScaleOptions {
   std::size_t max_states = automata::kDefaultMaxStates;
   util::Progress* progress = nullptr;  // told of every word run
   std::string beta_text;  // the --beta expression as given ("" if none), recorded in each row
+  // --float32: per language the float32 check of compile --float32
+  // (verify/float32.h) before the splits, which then run in float32 where
+  // the claim holds and in double where it does not (precision is ignored).
+  bool float32 = false;
 };
 
 // One language's row: "language", the run's parameters ("size", "seed",
@@ -40,7 +44,10 @@ struct ScaleOptions {
 // or error), the corpus ("words", "shortages"), the model's
 // shape and nonzero weights, per split the words, agreements and accepted
 // words, the smallest output margin, and the first disagreement in corpus
-// order. Deterministic: no timings, the same for any thread count.
+// order. With float32, the row's "precision" is "float32-where-claimed" and it
+// also has "float32" (the check: claimed, its numbers, the first failing word
+// if not) and "ran_in" (float or double). Deterministic: no timings, the
+// same for any thread count.
 nlohmann::ordered_json verify_at_scale(const lang::Language& language, const ScaleOptions& options);
 
 // The languages a results file already holds, with their status. Every

@@ -181,3 +181,41 @@ TEST_CASE("verify --mlregtest-splits: flags that choose other words are refused"
   const auto r = test::run_cli({"verify", "a-since-b", "--out", "x.jsonl"});
   CHECK(r.status == 2);
 }
+
+TEST_CASE("verify --mlregtest-splits --float32: the claim checked per language, the splits run in float32", "[cli][scale][float32]") {
+  const fs::path dir = sample_dir();
+  const auto r = scale(dir, {"--float32", "--threads", "2"});
+  REQUIRE(r.status == 0);
+  const std::vector<std::string> rows = lines_of(r.out);
+  REQUIRE(rows.size() == 5);
+  for (const std::string& line : rows) {
+    const nlohmann::json row = nlohmann::json::parse(line);
+    INFO(row["language"]);
+    CHECK(row["precision"] == "float32-where-claimed");
+    if (row["status"] == "not-star-free") continue;
+    CHECK(row["status"] == "agree");
+    CHECK(row["float32"]["claimed"] == true);
+    CHECK(row["float32"]["max_length"] == 128);
+    CHECK(row["float32"]["words"].get<int>() > 0);
+    CHECK(row["float32"]["min_margin"].get<double>() >= 8 * row["float32"]["max_deviation"].get<double>());
+    CHECK(row["ran_in"] == "float");
+    CHECK(row["words"] == row["agreed"]);
+  }
+  CHECK(scale(dir, {"--float32", "--threads", "1"}).out == r.out);
+
+  // A results file made in double is not resumed in float32, and is left as it was.
+  const fs::path out = test::temp_path("scale-float32.jsonl");
+  fs::remove(out);
+  REQUIRE(scale(dir, {"--shard", "0/5", "--out", out.string()}).status == 0);
+  const std::string before = io::read_file(out.string());
+  const auto refused = scale(dir, {"--float32", "--out", out.string()});
+  CHECK(refused.status == 2);
+  CHECK_THAT(refused.err, Catch::Contains("was made with precision \"double\", this run has \"float32-where-claimed\""));
+  CHECK(io::read_file(out.string()) == before);
+  fs::remove(out);
+
+  CHECK(scale(dir, {"--float32", "--precision", "float"}).status == 2);
+  CHECK(scale(dir, {"--float32", "--mode", "hard"}).status == 2);
+  CHECK(test::run_cli({"verify", "contains-ab", "--float32"}).status == 2);
+  fs::remove_all(dir);
+}

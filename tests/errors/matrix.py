@@ -615,6 +615,13 @@ case(165, "float32", "a model whose float32 claim lacks a field",
      ["run", "--model", write("f32miss.safetensors", with_config(cfg_text[:-1] + claim + "}"))], 2,
      r"model configuration: .*key 'max_state_deviation' not found")
 
+case(166, "float32", "verify --float32 without --mlregtest-splits", ["verify", "contains-ab", "--float32"], 2,
+     r"--float32: only with --mlregtest-splits \(compile --float32 records the claim in a model file; verify --model tests it\)")
+case(167, "float32", "compile --float32 whose check would hold more words than --max-memory",
+     ["compile", "contains-ab", "--float32", "--float32-max-len", "100000", "--float32-samples", "1000000", "-o",
+      path("f32big.safetensors")], 2,
+     r"the float32 check \(1000000 words per length, up to 100000 symbols\) needs about .* over the limit",
+     no_files=[path("f32big.safetensors")])
 
 # ---------------------------------------------------------------- signals
 def interrupt(cid, title, args, no_files, command, sig=signal.SIGINT, stdin=None):
