@@ -2,6 +2,7 @@
 // oracles, exhaustively and on random words; exit 1 on any disagreement.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -135,6 +136,30 @@ int verify_program(Context& ctx, const Args& args, std::optional<std::size_t> ma
   args.json.write(ctx, json);
   return check.ok() ? kExitOk : kExitDisagreement;
 }
+// verify --model: a model that claims float32 (compile --float32) is tested
+// in float32 unless --precision says otherwise, so verify checks the claim.
+// The claim was measured in softmax at the model's own beta: other runs stay
+// in double.
+void choose_precision(Context& ctx, Args& args, bool precision_given) {
+  const std::optional<model::Float32Claim>& claim = args.options.model->config.float32;
+  const bool claim_applies = args.mode == model::AttentionMode::kSoftmax && args.compile.beta.empty();
+  if (claim && !precision_given && claim_applies) {
+    args.options.precision = model::Precision::kFloat;
+    const std::size_t longest = args.options.lengths.empty() ? 0
+        : *std::max_element(args.options.lengths.begin(), args.options.lengths.end());
+    ctx.err << fmt::format("softhat: {} claims float32 up to length {}: verifying in float32{}\n", args.model,
+                           claim->max_length,
+                           longest > claim->max_length
+                               ? fmt::format(" (words up to {} symbols, beyond the claim)", longest) : "");
+  } else if (claim && !precision_given) {
+    ctx.err << fmt::format("softhat: note: {} claims float32 in softmax at its own beta only: verifying in "
+                           "double\n", args.model);
+  } else if (!claim && args.options.precision == model::Precision::kFloat) {
+    ctx.err << fmt::format("softhat: note: {} makes no float32 claim (compile --float32 checks and records one)\n",
+                           args.model);
+  }
+}
+
 }  // namespace
 
 void setup_verify(CLI::App& app, Runner& runner) {
@@ -229,17 +254,7 @@ void setup_verify(CLI::App& app, Runner& runner) {
       if (!args->model.empty()) {
         args->options.model = std::make_shared<const model::Transformer>(io::load_model(args->model));
         args->options.model_name = args->model;
-        // A model that claims float32 (compile --float32) is tested in float32
-        // unless --precision says otherwise: verify checks the claim.
-        const std::optional<model::Float32Claim>& claim = args->options.model->config.float32;
-        if (claim && !precision_given) {
-          args->options.precision = model::Precision::kFloat;
-          ctx.err << fmt::format("softhat: {} claims float32 up to length {}: verifying in float32\n", args->model,
-                                 claim->max_length);
-        } else if (!claim && args->options.precision == model::Precision::kFloat) {
-          ctx.err << fmt::format("softhat: note: {} makes no float32 claim (compile --float32 checks and records one)\n",
-                                 args->model);
-        }
+        choose_precision(ctx, *args, precision_given);
       }
       std::vector<verify::VerifyReport> reports;
       const std::unique_ptr<util::Progress> progress = ctx.progress("verify");

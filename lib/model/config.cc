@@ -165,6 +165,9 @@ void ModelConfig::validate() const {
           f.safety >= 1)) {
       fail("the float32 claim needs finite margin and deviation >= 0 and a safety factor >= 1");
     }
+    if (!(f.min_margin > 0) || f.max_length < 1 || f.words < 1) {
+      fail("the float32 claim needs a margin > 0, a length >= 1 and at least one word checked");
+    }
     if (f.min_margin < f.safety * f.max_deviation) fail("the float32 claim's margin is below safety x deviation");
   }
   if (program) {

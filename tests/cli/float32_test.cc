@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_helpers.h"
@@ -107,6 +108,39 @@ TEST_CASE("float32: every catalogue model holds the claim, the same for any thre
   CHECK(checked >= 30);
 }
 
+TEST_CASE("float32: under a memory limit the check fits its threads, never changing the result", "[float32]") {
+  const lang::Catalog catalog = lang::Catalog::builtin();
+  const lang::Language& l = catalog.find("a-since-b");
+  const model::Transformer t = compile::build_acceptor(l, {}).model;
+  int refused = 0, ran = 0;
+  for (std::size_t limit = std::size_t{1} << 14; limit <= (std::size_t{1} << 24); limit *= 2) {
+    INFO("limit " << limit);
+    std::optional<verify::Float32Result> one, many;
+    verify::Float32Options o = small_check();
+    o.run.max_memory = limit;
+    try {
+      one = verify::check_float32(t, l, o);
+    } catch (const LimitError&) {
+    }
+    o.threads = 64;
+    try {
+      many = verify::check_float32(t, l, o);
+    } catch (const LimitError&) {
+    }
+    REQUIRE(one.has_value() == many.has_value());
+    if (!one) {
+      ++refused;
+      continue;
+    }
+    ++ran;
+    CHECK(one->holds == many->holds);
+    CHECK(one->claim.words == many->claim.words);
+    CHECK(one->claim.max_state_deviation == many->claim.max_state_deviation);
+  }
+  CHECK(refused > 0);  // the limits span both sides
+  CHECK(ran > 0);
+}
+
 TEST_CASE("float32: the model file keeps the claim and refuses an inconsistent one", "[float32][io]") {
   model::Transformer t = last_symbol_model(0.25);
   t.config.float32 = model::Float32Claim{64, 500, 0.25, 1e-8, 2e-7, 8};
@@ -134,6 +168,8 @@ TEST_CASE("float32: the model file keeps the claim and refuses an inconsistent o
   refused("min_margin", 1e-8, "margin is below safety x deviation");
   refused("max_deviation", -1.0, "finite margin and deviation >= 0");
   refused("safety", 0.5, "a safety factor >= 1");
+  refused("min_margin", 0.0, "a margin > 0");
+  refused("words", 0, "at least one word checked");
   refused("max_length", -3, "float32 max_length");
   refused("words", "many", "float32 words must be an integer");
   refused("max_state_deviation", nullptr, "max_state_deviation");
@@ -162,6 +198,16 @@ TEST_CASE("compile --float32 records the claim, and verify tests a claimed model
   REQUIRE(in_float.status == 0);
   CHECK_THAT(in_float.err, Catch::Contains("claims float32 up to length 40: verifying in float32"));
   CHECK(nlohmann::json::parse(in_float.out)["precision"] == "float");
+  CHECK_THAT(in_float.err, !Catch::Contains("beyond the claim"));
+  const auto longer = test::run_cli({"verify", "a-since-b", "--model", claimed.string(), "--exhaustive", "3",
+                                     "--lengths", "60", "--per-length", "5"});
+  REQUIRE(longer.status == 0);
+  CHECK_THAT(longer.err, Catch::Contains("verifying in float32 (words up to 60 symbols, beyond the claim)"));
+  // The claim was measured in softmax at the model's own beta: another beta runs in double.
+  const auto other_beta = verify(claimed, {"--beta", "3*(n+1)"});
+  REQUIRE(other_beta.status == 0);
+  CHECK_THAT(other_beta.err, Catch::Contains("claims float32 in softmax at its own beta only: verifying in double"));
+  CHECK(nlohmann::json::parse(other_beta.out)["precision"] == "double");
   const auto in_double = verify(claimed, {"--precision", "double"});
   REQUIRE(in_double.status == 0);
   CHECK(nlohmann::json::parse(in_double.out)["precision"] == "double");
