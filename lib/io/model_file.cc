@@ -38,6 +38,11 @@ std::string shape_string(const std::vector<std::int64_t>& shape) { return fmt::f
 
 }  // namespace
 
+ordered_json float32_claim_json(const model::Float32Claim& f) {
+  return {{"max_length", f.max_length}, {"words", f.words}, {"min_margin", f.min_margin},
+          {"max_deviation", f.max_deviation}, {"max_state_deviation", f.max_state_deviation}, {"safety", f.safety}};
+}
+
 ordered_json config_to_json(const model::ModelConfig& c) {
   ordered_json j;
   j["format_version"] = c.format_version;
@@ -65,12 +70,7 @@ ordered_json config_to_json(const model::ModelConfig& c) {
     for (const auto& f : c.program->range_flags) flags.push_back({{"coordinate", f.coordinate}, {"what", f.what}});
     j["program"] = {{"pad", c.program->pad}, {"pad_symbol", sym::encode(c.program->pad_symbol)}, {"range_flags", flags}};
   }
-  if (c.float32) {
-    j["float32"] = {{"max_length", c.float32->max_length}, {"words", c.float32->words},
-                    {"min_margin", c.float32->min_margin}, {"max_deviation", c.float32->max_deviation},
-                    {"max_state_deviation", c.float32->max_state_deviation},
-                    {"safety", c.float32->safety}};
-  }
+  if (c.float32) j["float32"] = float32_claim_json(*c.float32);
   j["layers"] = ordered_json::array();
   for (const model::LayerConfig& l : c.layers) {
     ordered_json layer;

@@ -34,6 +34,9 @@ void save_model(const model::Transformer& model, const std::string& path);
 model::Transformer load_model(const std::string& path);
 
 nlohmann::ordered_json config_to_json(const model::ModelConfig& config);
+// A float32 claim's numbers (the configuration's "float32" block, and a
+// verify --mlregtest-splits row's check).
+nlohmann::ordered_json float32_claim_json(const model::Float32Claim& claim);
 model::ModelConfig config_from_json(const nlohmann::json& json);
 
 }  // namespace softhat::io

@@ -14,6 +14,7 @@
 #include "cascade/holonomy.h"
 #include "compile/acceptor.h"
 #include "corpus/generate.h"
+#include "io/model_file.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/parallel.h"
@@ -23,7 +24,6 @@
 namespace softhat::verify {
 
 namespace {
-
 
 // The parameters a row was made with (a resumed run must match them).
 nlohmann::ordered_json run_parameters(const ScaleOptions& o) {
@@ -75,12 +75,11 @@ nlohmann::ordered_json scale_row(const lang::Language& language, const ScaleOpti
     f.run.beta = o.beta;
     f.run.max_memory = o.max_memory;
     const Float32Result r = check_float32(transformer, language, f);
-    float32 = {{"claimed", r.holds},
-               {"max_length", r.claim.max_length},
-               {"words", r.claim.words},
-               {"min_margin", r.claim.min_margin},
-               {"max_deviation", r.claim.max_deviation},
-               {"max_state_deviation", r.claim.max_state_deviation}};
+    float32 = {{"claimed", r.holds}};
+    const nlohmann::ordered_json claim = io::float32_claim_json(r.claim);  // named: items() refers into it
+    for (const auto& [key, value] : claim.items()) {
+      if (key != "safety") float32[key] = value;
+    }
     if (!r.holds) float32["failure"] = r.failure;
     precision = r.holds ? model::Precision::kFloat : model::Precision::kDouble;
   }
