@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "model/buffers.h"
@@ -67,9 +68,14 @@ void attend(const HeadJob& job, AttentionScratch& scratch, MatD& out) {
     // Linear-time paths, chosen from the weights' effect on this word alone:
     // few distinct queries (per-class online softmax) or few distinct keys
     // (per-class running sums), whichever has fewer classes.
+    // With few query classes the keys only matter if they have fewer still:
+    // their search stops at one class short of the queries' count (a head
+    // with one query class classifies no key).
     const bool few_queries = row_classes(job.Q, kMaxQueryClasses, scratch.qcls, scratch.qreps);
-    const bool few_keys = row_classes(job.K, kMaxKeyClasses, scratch.kcls, scratch.kreps);
-    if (few_queries && (!few_keys || scratch.qreps.rows() <= scratch.kreps.rows())) {
+    const std::size_t key_limit =
+        few_queries ? std::min(kMaxKeyClasses, static_cast<std::size_t>(scratch.qreps.rows()) - 1) : kMaxKeyClasses;
+    const bool few_keys = row_classes(job.K, key_limit, scratch.kcls, scratch.kreps);
+    if (few_queries && !few_keys) {
       attend_query_classes(job, scratch.qcls, scratch.qreps, out);
       return;
     }

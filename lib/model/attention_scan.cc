@@ -2,6 +2,7 @@
 // distinct values on a word needs, per row, only per-class state: both scans
 // visit the keys once in mask order and emit each row when its visible keys
 // are all in, with the blocked paths' numerics.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -51,30 +52,50 @@ void sweep(Mask mask, std::int64_t n_pos, Add&& add, Emit&& emit) {
   }
 }
 
+// exp(x), remembering its last argument: the scans' logit differences take
+// the few values of a head's score classes, and exp was 8% of a run on
+// MLRegTest's 04.04.SP.4.1.2. Returns exactly std::exp(x).
+struct CachedExp {
+  double x = 0, y = 1;
+  double operator()(double arg) {
+    if (arg != x) {
+      x = arg;
+      y = std::exp(arg);
+    }
+    return y;
+  }
+};
+
 // One query class's running state: the online softmax (m, l, acc) and, for
 // margins and hard attention, the argmax set and its chosen key. Average-hard
-// keeps the set's value sum in acc.
+// keeps the set's value sum in acc. acc points at the class's d_value
+// doubles in a buffer the scan owns (raw loops: Eigen's dynamic-size
+// expressions on rows of one or two values cost more than their arithmetic).
 struct QueryClassState {
   double m = kNegInf, l = 0;
   ArgmaxTracker top;
   std::int64_t chosen = -1;
-  Eigen::RowVectorXd acc;
+  double* acc = nullptr;
 
   // Adds key j with score s.
-  void add(const HeadJob& job, std::int64_t j, double s) {
+  void add(const HeadJob& job, std::int64_t j, double s, CachedExp& exp) {
     const bool hard = job.mode == AttentionMode::kHard;
     const HardKind kind = job.head.hard;
+    const Eigen::Index dv = job.V.cols();
+    const double* v = job.V.data() + j * dv;
     if (hard || job.stats) {
       switch (top.add(s)) {
         case ArgmaxTracker::Step::kNewBest:
-          if (hard && kind == HardKind::kAverage) acc = job.V.row(j);
+          if (hard && kind == HardKind::kAverage) std::copy(v, v + dv, acc);
           chosen = j;
           break;
         case ArgmaxTracker::Step::kTie:
           // Order-free tie breaking: keys may arrive in either direction.
           if (kind == HardKind::kRightmost) chosen = std::max(chosen, j);
           if (kind == HardKind::kLeftmost) chosen = std::min(chosen, j);
-          if (hard && kind == HardKind::kAverage) acc += job.V.row(j);
+          if (hard && kind == HardKind::kAverage) {
+            for (Eigen::Index c = 0; c < dv; ++c) acc[c] += v[c];
+          }
           break;
         case ArgmaxTracker::Step::kBelow: break;
       }
@@ -83,61 +104,100 @@ struct QueryClassState {
     const double logit = job.beta * s;
     if (logit == std::numeric_limits<double>::infinity()) bad_row(job, j, "overflows");
     if (logit > m) {
-      const double scale = m == kNegInf ? 0.0 : std::exp(m - logit);
+      const double scale = m == kNegInf ? 0.0 : exp(m - logit);
       l = l * scale + 1.0;
-      acc = acc * scale + job.V.row(j);
+      for (Eigen::Index c = 0; c < dv; ++c) acc[c] = acc[c] * scale + v[c];
       m = logit;
     } else if (logit - m >= -700.0) {  // smaller weights are exactly 0 (as in the blocked softmax)
-      const double p = std::exp(logit - m);
+      const double p = exp(logit - m);
       l += p;
-      acc += p * job.V.row(j);
+      for (Eigen::Index c = 0; c < dv; ++c) acc[c] += p * v[c];
     }
   }
 
   // Row i's output (a row of this class).
   void emit(const HeadJob& job, std::int64_t i, MatD& out) const {
+    const Eigen::Index dv = job.V.cols();
+    double* o = out.data() + i * dv;
     if (job.mode == AttentionMode::kHard) {
       if (chosen < 0) bad_row(job, i, "has no finite score");
-      out.row(i) = job.head.hard == HardKind::kAverage ? Eigen::RowVectorXd(acc / top.ties)
-                                                       : Eigen::RowVectorXd(job.V.row(chosen));
+      if (job.head.hard == HardKind::kAverage) {
+        for (Eigen::Index c = 0; c < dv; ++c) o[c] = acc[c] / top.ties;
+      } else {
+        const double* v = job.V.data() + chosen * dv;
+        std::copy(v, v + dv, o);
+      }
       return;
     }
     if (!(l > 0) || !std::isfinite(m)) bad_row(job, i, "has no finite score");
-    out.row(i) = acc / l;
+    for (Eigen::Index c = 0; c < dv; ++c) o[c] = acc[c] / l;
     if (job.stats) job.stats->add_row(top.ties / l, top.gap(), job.beta);
   }
 };
 
+// The representatives' rows while classifying (kept per thread: row_classes
+// runs for every head of every word).
+std::vector<Eigen::Index>& rep_rows_scratch() {
+  thread_local std::vector<Eigen::Index> rows;
+  return rows;
+}
+
 }  // namespace
 
 bool row_classes(const MatD& M, std::size_t limit, std::vector<std::int32_t>& cls, MatD& reps) {
-  std::vector<Eigen::Index> rep_rows;
+  // Raw rows and the last row's class tried first: compiled streams repeat a
+  // class for long runs, and Eigen's dynamic-size row comparison cost more
+  // than the scans themselves (15% of a run on 04.04.SP.4.1.2). The classes
+  // are those of a plain first-appearance search: equality (==, coefficient
+  // by coefficient) is transitive on the rows that equal any row at all, so a
+  // row matches at most one representative.
+  const Eigen::Index width = M.cols();
+  const double* data = M.data();
+  auto equal = [&](Eigen::Index a, Eigen::Index b) {
+    const double* x = data + a * width;
+    const double* y = data + b * width;
+    for (Eigen::Index c = 0; c < width; ++c) {
+      if (!(x[c] == y[c])) return false;
+    }
+    return true;
+  };
+  std::vector<Eigen::Index>& rep_rows = rep_rows_scratch();
+  rep_rows.clear();
   cls.resize(static_cast<std::size_t>(M.rows()));
+  std::int32_t last = -1;
   for (Eigen::Index j = 0; j < M.rows(); ++j) {
     std::int32_t c = -1;
+    if (last >= 0 && equal(j, rep_rows[static_cast<std::size_t>(last)])) c = last;
     for (std::size_t r = 0; r < rep_rows.size() && c < 0; ++r) {
-      if (M.row(j) == M.row(rep_rows[r])) c = static_cast<std::int32_t>(r);
+      if (static_cast<std::int32_t>(r) != last && equal(j, rep_rows[r])) c = static_cast<std::int32_t>(r);
     }
     if (c < 0) {
       if (rep_rows.size() >= limit) return false;
       c = static_cast<std::int32_t>(rep_rows.size());
       rep_rows.push_back(j);
     }
-    cls[static_cast<std::size_t>(j)] = c;
+    cls[static_cast<std::size_t>(j)] = last = c;
   }
-  resize_buffer(reps, static_cast<Eigen::Index>(rep_rows.size()), M.cols());
+  resize_buffer(reps, static_cast<Eigen::Index>(rep_rows.size()), width);
   for (std::size_t r = 0; r < rep_rows.size(); ++r) reps.row(static_cast<Eigen::Index>(r)) = M.row(rep_rows[r]);
   return true;
 }
 
 void attend_query_classes(const HeadJob& job, const std::vector<std::int32_t>& qcls, const MatD& qreps, MatD& out) {
-  std::vector<QueryClassState> states(static_cast<std::size_t>(qreps.rows()));
-  for (QueryClassState& st : states) st.acc = Eigen::RowVectorXd::Zero(job.V.cols());
+  const std::size_t classes = static_cast<std::size_t>(qreps.rows());
+  const Eigen::Index dk = job.K.cols(), dv = job.V.cols();
+  std::vector<double> acc(classes * static_cast<std::size_t>(dv), 0.0);
+  std::vector<QueryClassState> states(classes);
+  std::vector<CachedExp> exps(classes);
+  for (std::size_t c = 0; c < classes; ++c) states[c].acc = acc.data() + c * static_cast<std::size_t>(dv);
   auto add = [&](std::int64_t j) {
-    for (Eigen::Index c = 0; c < qreps.rows(); ++c) {
-      const double s = qreps.row(c).dot(job.K.row(j));
+    const double* k = job.K.data() + j * dk;
+    for (std::size_t c = 0; c < classes; ++c) {
+      const double* q = qreps.data() + static_cast<Eigen::Index>(c) * dk;
+      double s = 0;
+      for (Eigen::Index t = 0; t < dk; ++t) s += q[t] * k[t];
       if (std::isnan(s)) bad_row(job, j, "has a NaN score");
-      states[static_cast<std::size_t>(c)].add(job, j, s);
+      states[c].add(job, j, s, exps[c]);
     }
   };
   auto emit = [&](std::int64_t i) { states[static_cast<std::size_t>(qcls[i])].emit(job, i, out); };
@@ -146,53 +206,68 @@ void attend_query_classes(const HeadJob& job, const std::vector<std::int32_t>& q
 
 void attend_key_classes(const HeadJob& job, const std::vector<std::int32_t>& cls, const MatD& reps, MatD& out) {
   const std::size_t classes = static_cast<std::size_t>(reps.rows());
-  const Eigen::Index dv = job.V.cols();
+  const Eigen::Index dk = job.Q.cols(), dv = job.V.cols();
+  const std::size_t width = static_cast<std::size_t>(dv);
   const HardKind kind = job.head.hard;
   std::vector<double> count(classes, 0.0);
   std::vector<std::int64_t> lo(classes, std::numeric_limits<std::int64_t>::max()), hi(classes, -1);
-  MatD sum = MatD::Zero(static_cast<Eigen::Index>(classes), dv);
-  std::vector<double> score(classes);
+  std::vector<double> sum(classes * width, 0.0);  // per class, its visible keys' value sum
+  std::vector<double> score(classes), acc(width);
+  CachedExp exp;
   auto add = [&](std::int64_t j) {
     const std::int32_t c = cls[j];
     count[c] += 1;
     lo[c] = std::min(lo[c], j);
     hi[c] = std::max(hi[c], j);
-    sum.row(c) += job.V.row(j);
+    const double* v = job.V.data() + j * dv;
+    double* s = sum.data() + static_cast<std::size_t>(c) * width;
+    for (std::size_t t = 0; t < width; ++t) s[t] += v[t];
   };
   auto emit = [&](std::int64_t i) {
     ArgmaxTracker top;  // over the classes with visible keys, each weighted by its count
+    const double* q = job.Q.data() + i * dk;
     for (std::size_t c = 0; c < classes; ++c) {
       if (count[c] == 0) continue;
-      score[c] = job.Q.row(i).dot(reps.row(static_cast<Eigen::Index>(c)));
-      if (std::isnan(score[c])) bad_row(job, i, "has a NaN score");
-      top.add(score[c], count[c]);
+      const double* k = reps.data() + static_cast<Eigen::Index>(c) * dk;
+      double sc = 0;
+      for (Eigen::Index t = 0; t < dk; ++t) sc += q[t] * k[t];
+      score[c] = sc;
+      if (std::isnan(sc)) bad_row(job, i, "has a NaN score");
+      top.add(sc, count[c]);
     }
     const double best = top.best;
     if (best == kNegInf) bad_row(job, i, "has no finite score");
+    double* o = out.data() + i * dv;
+    std::fill(acc.begin(), acc.end(), 0.0);
     if (job.mode == AttentionMode::kHard) {
       std::int64_t chosen = -1;
-      Eigen::RowVectorXd acc = Eigen::RowVectorXd::Zero(dv);
       for (std::size_t c = 0; c < classes; ++c) {
         if (count[c] == 0 || score[c] != best) continue;
-        acc += sum.row(static_cast<Eigen::Index>(c));
+        const double* s = sum.data() + c * width;
+        for (std::size_t t = 0; t < width; ++t) acc[t] += s[t];
         if (kind == HardKind::kRightmost) chosen = std::max(chosen, hi[c]);
         if (kind == HardKind::kLeftmost) chosen = chosen < 0 ? lo[c] : std::min(chosen, lo[c]);
       }
-      out.row(i) = kind == HardKind::kAverage ? Eigen::RowVectorXd(acc / top.ties) : Eigen::RowVectorXd(job.V.row(chosen));
+      if (kind == HardKind::kAverage) {
+        for (std::size_t t = 0; t < width; ++t) o[t] = acc[t] / top.ties;
+      } else {
+        const double* v = job.V.data() + chosen * dv;
+        std::copy(v, v + dv, o);
+      }
       return;
     }
     const double m = job.beta * best;
     if (!std::isfinite(m)) bad_row(job, i, "overflows (a logit is infinite)");
     double l = 0;
-    Eigen::RowVectorXd acc = Eigen::RowVectorXd::Zero(dv);
     for (std::size_t c = 0; c < classes; ++c) {
       if (count[c] == 0) continue;
       const double x = job.beta * score[c] - m;
-      const double p = x < -700.0 ? 0.0 : std::exp(x);
+      const double p = x < -700.0 ? 0.0 : exp(x);
       l += count[c] * p;
-      acc += p * sum.row(static_cast<Eigen::Index>(c));
+      const double* s = sum.data() + c * width;
+      for (std::size_t t = 0; t < width; ++t) acc[t] += p * s[t];
     }
-    out.row(i) = acc / l;
+    for (std::size_t t = 0; t < width; ++t) o[t] = acc[t] / l;
     if (job.stats) job.stats->add_row(top.ties / l, top.gap(), job.beta);
   };
   sweep(job.head.mask, job.Q.rows(), add, emit);

@@ -378,9 +378,15 @@ struct Prepared {
       layer.fc2.add(H, X, reference);
     }
     if (finite && layer.narrow && !reference) {
-      for (Eigen::Index c : layer.touched) {
-        X.col(c).array() += layer.b2(c);
-        finite = finite && X.col(c).allFinite();
+      // Row by row (the stream is row-major): the bias and the finiteness
+      // check of the touched columns in one pass.
+      const T* b2 = layer.b2.data();
+      for (Eigen::Index i = 0; i < X.rows(); ++i) {
+        T* x = X.row(i).data();
+        for (Eigen::Index c : layer.touched) {
+          x[c] += b2[c];
+          finite = finite && std::isfinite(x[c]);
+        }
       }
     } else if (finite) {
       X.rowwise() += layer.b2;
