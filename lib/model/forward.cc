@@ -171,18 +171,29 @@ struct FusedFfn {
   bool apply(MatT& X, std::vector<T>& h) const {
     const std::size_t hidden = unit_start.size();
     h.resize(hidden);
+    T* hu = h.data();
+    const T* bias = b1.data();
+    const std::size_t* start = unit_start.data();
+    const std::size_t* end = unit_end.data();
+    const std::size_t* col = col_start.data();
+    const Eigen::Index* from = in.data();
+    const Eigen::Index* to = out.data();
+    const T* win = w_in.data();
+    const T* wout = w_out.data();
     for (Eigen::Index i = 0; i < X.rows(); ++i) {
       T* x = X.row(i).data();
+      bool nan = false;
       for (std::size_t u = 0; u < hidden; ++u) {
         T acc = T(0);
-        for (std::size_t k = unit_start[u]; k < unit_end[u]; ++k) acc += w_in[k] * x[in[k]];
-        h[u] = acc + b1(static_cast<Eigen::Index>(u));
+        for (std::size_t k = start[u]; k < end[u]; ++k) acc += win[k] * x[from[k]];
+        hu[u] = acc + bias[u];
+        nan = nan || std::isnan(hu[u]);
       }
+      if (nan) return false;
       for (std::size_t u = 0; u < hidden; ++u) {
-        const T v = h[u];
-        if (std::isnan(v)) return false;
+        const T v = hu[u];
         if (!(v > T(0))) continue;
-        for (std::size_t k = col_start[u]; k < col_start[u + 1]; ++k) x[out[k]] += w_out[k] * v;
+        for (std::size_t k = col[u]; k < col[u + 1]; ++k) x[to[k]] += wout[k] * v;
       }
     }
     return true;
