@@ -54,10 +54,11 @@ void sweep(Mask mask, std::int64_t n_pos, Add&& add, Emit&& emit) {
 
 // exp(x), remembering its last argument: the scans' logit differences take
 // the few values of a head's score classes, and exp was 8% of a run on
-// MLRegTest's 04.04.SP.4.1.2. Returns exactly std::exp(x).
+// MLRegTest's 04.04.SP.4.1.2. Returns exactly std::exp(arg).
 struct CachedExp {
   double x = 0, y = 1;
   double operator()(double arg) {
+    if (arg == 0) return 1.0;  // a key at the running maximum: exp(+-0) is exactly 1
     if (arg != x) {
       x = arg;
       y = std::exp(arg);
