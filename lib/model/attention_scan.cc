@@ -187,9 +187,13 @@ bool row_classes(const MatD& M, std::size_t limit, std::vector<std::int32_t>& cl
 void attend_query_classes(const HeadJob& job, const std::vector<std::int32_t>& qcls, const MatD& qreps, MatD& out) {
   const std::size_t classes = static_cast<std::size_t>(qreps.rows());
   const Eigen::Index dk = job.K.cols(), dv = job.V.cols();
-  std::vector<double> acc(classes * static_cast<std::size_t>(dv), 0.0);
-  std::vector<QueryClassState> states(classes);
-  std::vector<CachedExp> exps(classes);
+  // Per-thread scratch: this runs for every head of every word.
+  thread_local std::vector<double> acc;
+  thread_local std::vector<QueryClassState> states;
+  thread_local std::vector<CachedExp> exps;
+  acc.assign(classes * static_cast<std::size_t>(dv), 0.0);
+  states.assign(classes, QueryClassState{});
+  exps.assign(classes, CachedExp{});
   for (std::size_t c = 0; c < classes; ++c) states[c].acc = acc.data() + c * static_cast<std::size_t>(dv);
   auto add = [&](std::int64_t j) {
     const double* k = job.K.data() + j * dk;
@@ -210,10 +214,15 @@ void attend_key_classes(const HeadJob& job, const std::vector<std::int32_t>& cls
   const Eigen::Index dk = job.Q.cols(), dv = job.V.cols();
   const std::size_t width = static_cast<std::size_t>(dv);
   const HardKind kind = job.head.hard;
-  std::vector<double> count(classes, 0.0);
-  std::vector<std::int64_t> lo(classes, std::numeric_limits<std::int64_t>::max()), hi(classes, -1);
-  std::vector<double> sum(classes * width, 0.0);  // per class, its visible keys' value sum
-  std::vector<double> score(classes), acc(width);
+  // Per-thread scratch: this runs for every head of every word.
+  thread_local std::vector<double> count, sum, score, acc;
+  thread_local std::vector<std::int64_t> lo, hi;
+  count.assign(classes, 0.0);
+  lo.assign(classes, std::numeric_limits<std::int64_t>::max());
+  hi.assign(classes, -1);
+  sum.assign(classes * width, 0.0);  // per class, its visible keys' value sum
+  score.assign(classes, 0.0);
+  acc.assign(width, 0.0);
   CachedExp exp;
   auto add = [&](std::int64_t j) {
     const std::int32_t c = cls[j];
