@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "model/forward.h"
@@ -56,10 +57,20 @@ struct ArgmaxTracker {
   double gap() const { return std::isfinite(second) ? best - second : kNoGap; }
 };
 
-// The buffers the linear-time paths reuse across heads and words.
+// The linear scans' per-class state (attention_scan.cc).
+struct ScanBuffers;
+
+// The buffers the linear-time paths reuse across heads and words (one per
+// Runner: a head allocates nothing once its word length and classes are seen).
 struct AttentionScratch {
+  AttentionScratch();
+  ~AttentionScratch();
+  AttentionScratch(AttentionScratch&&) noexcept;
+  AttentionScratch& operator=(AttentionScratch&&) noexcept;
   std::vector<std::int32_t> qcls, kcls;
   MatD qreps, kreps;
+  std::vector<Eigen::Index> rep_rows;  // row_classes' representatives while it classifies
+  std::unique_ptr<ScanBuffers> scan;
 };
 
 // One head on one word: its inputs and how it attends.
@@ -118,12 +129,16 @@ inline constexpr std::size_t kMaxQueryClasses = 16;
 inline constexpr std::size_t kMaxKeyClasses = 16;
 // The distinct rows of M (exact equality), at most `limit` of them: the
 // class of every row and one representative per class; false if more.
-bool row_classes(const MatD& M, std::size_t limit, std::vector<std::int32_t>& cls, MatD& reps);
+// rep_rows is scratch (the representatives' row numbers).
+bool row_classes(const MatD& M, std::size_t limit, std::vector<std::int32_t>& cls, MatD& reps,
+                 std::vector<Eigen::Index>& rep_rows);
 // Per query class, one online softmax (or hard argmax) over the keys in mask
 // order: a row costs O(classes), the head O(n * classes * d).
-void attend_query_classes(const HeadJob& job, const std::vector<std::int32_t>& qcls, const MatD& qreps, MatD& out);
+void attend_query_classes(const HeadJob& job, const std::vector<std::int32_t>& qcls, const MatD& qreps,
+                          ScanBuffers& buffers, MatD& out);
 // Per key class, the count and value sum of the visible keys, kept as
 // running sums in mask order: O(n * classes).
-void attend_key_classes(const HeadJob& job, const std::vector<std::int32_t>& kcls, const MatD& kreps, MatD& out);
+void attend_key_classes(const HeadJob& job, const std::vector<std::int32_t>& kcls, const MatD& kreps,
+                        ScanBuffers& buffers, MatD& out);
 
 }  // namespace softhat::model

@@ -136,16 +136,28 @@ struct QueryClassState {
   }
 };
 
-// The representatives' rows while classifying (kept per thread: row_classes
-// runs for every head of every word).
-std::vector<Eigen::Index>& rep_rows_scratch() {
-  thread_local std::vector<Eigen::Index> rows;
-  return rows;
-}
-
 }  // namespace
 
-bool row_classes(const MatD& M, std::size_t limit, std::vector<std::int32_t>& cls, MatD& reps) {
+// Both scans' per-class buffers, sized anew for every head (assign keeps the
+// capacity, so a Runner's later heads and words allocate nothing).
+struct ScanBuffers {
+  // attend_query_classes: per class its state, exp cache and value accumulator.
+  std::vector<QueryClassState> states;
+  std::vector<CachedExp> exps;
+  std::vector<double> acc;
+  // attend_key_classes: per class the visible keys' count, value sum, score
+  // and first and last position; the row's weighted sum.
+  std::vector<double> count, sum, score, row_acc;
+  std::vector<std::int64_t> lo, hi;
+};
+
+AttentionScratch::AttentionScratch() : scan(std::make_unique<ScanBuffers>()) {}
+AttentionScratch::~AttentionScratch() = default;
+AttentionScratch::AttentionScratch(AttentionScratch&&) noexcept = default;
+AttentionScratch& AttentionScratch::operator=(AttentionScratch&&) noexcept = default;
+
+bool row_classes(const MatD& M, std::size_t limit, std::vector<std::int32_t>& cls, MatD& reps,
+                 std::vector<Eigen::Index>& rep_rows) {
   // Raw rows and the last row's class tried first: compiled streams repeat a
   // class for long runs, and Eigen's dynamic-size row comparison cost more
   // than the scans themselves (15% of a run on 04.04.SP.4.1.2). The classes
@@ -162,7 +174,6 @@ bool row_classes(const MatD& M, std::size_t limit, std::vector<std::int32_t>& cl
     }
     return true;
   };
-  std::vector<Eigen::Index>& rep_rows = rep_rows_scratch();
   rep_rows.clear();
   cls.resize(static_cast<std::size_t>(M.rows()));
   std::int32_t last = -1;
@@ -184,13 +195,13 @@ bool row_classes(const MatD& M, std::size_t limit, std::vector<std::int32_t>& cl
   return true;
 }
 
-void attend_query_classes(const HeadJob& job, const std::vector<std::int32_t>& qcls, const MatD& qreps, MatD& out) {
+void attend_query_classes(const HeadJob& job, const std::vector<std::int32_t>& qcls, const MatD& qreps,
+                          ScanBuffers& buffers, MatD& out) {
   const std::size_t classes = static_cast<std::size_t>(qreps.rows());
   const Eigen::Index dk = job.K.cols(), dv = job.V.cols();
-  // Per-thread scratch: this runs for every head of every word.
-  thread_local std::vector<double> acc;
-  thread_local std::vector<QueryClassState> states;
-  thread_local std::vector<CachedExp> exps;
+  std::vector<double>& acc = buffers.acc;
+  std::vector<QueryClassState>& states = buffers.states;
+  std::vector<CachedExp>& exps = buffers.exps;
   acc.assign(classes * static_cast<std::size_t>(dv), 0.0);
   states.assign(classes, QueryClassState{});
   exps.assign(classes, CachedExp{});
@@ -209,14 +220,18 @@ void attend_query_classes(const HeadJob& job, const std::vector<std::int32_t>& q
   sweep(job.head.mask, job.Q.rows(), add, emit);
 }
 
-void attend_key_classes(const HeadJob& job, const std::vector<std::int32_t>& cls, const MatD& reps, MatD& out) {
+void attend_key_classes(const HeadJob& job, const std::vector<std::int32_t>& cls, const MatD& reps,
+                        ScanBuffers& buffers, MatD& out) {
   const std::size_t classes = static_cast<std::size_t>(reps.rows());
   const Eigen::Index dk = job.Q.cols(), dv = job.V.cols();
   const std::size_t width = static_cast<std::size_t>(dv);
   const HardKind kind = job.head.hard;
-  // Per-thread scratch: this runs for every head of every word.
-  thread_local std::vector<double> count, sum, score, acc;
-  thread_local std::vector<std::int64_t> lo, hi;
+  std::vector<double>& count = buffers.count;
+  std::vector<double>& sum = buffers.sum;
+  std::vector<double>& score = buffers.score;
+  std::vector<double>& acc = buffers.row_acc;
+  std::vector<std::int64_t>& lo = buffers.lo;
+  std::vector<std::int64_t>& hi = buffers.hi;
   count.assign(classes, 0.0);
   lo.assign(classes, std::numeric_limits<std::int64_t>::max());
   hi.assign(classes, -1);
