@@ -61,7 +61,9 @@ int verify_scale(Context& ctx, const Args& args) {
   o.max_states = ctx.max_states;
   o.beta_text = args.compile.beta;
   o.float32 = args.float32;
-  const std::vector<lang::Language> languages = ctx.select(args.selection);
+  // Each .att file is read and built in its turn: a malformed one is an error
+  // row, not the end of the run, and a resumed run does not parse the done ones.
+  const std::vector<PendingLanguage> languages = select_pending(ctx.load_catalog(), args.selection, ctx.max_states);
   const Shard shard = args.shard.empty() ? Shard{} : parse_shard(args.shard);
   const auto [lo, hi] = shard_range(languages.size(), shard);
   std::map<std::string, std::string> status;  // this shard's languages: resumed and run
@@ -72,22 +74,22 @@ int verify_scale(Context& ctx, const Args& args) {
   o.progress = progress.get();
   const auto t0 = std::chrono::steady_clock::now();
   for (std::size_t i = lo; i < hi; ++i) {
-    const lang::Language& language = languages[i];
-    if (status.contains(language.name())) {
+    const PendingLanguage& language = languages[i];
+    if (status.contains(language.name)) {
       ++resumed;
       continue;
     }
-    progress->set_label(fmt::format("verify --mlregtest-splits {} {} ({}/{})", o.size, language.name(), i - lo + 1, hi - lo));
-    const nlohmann::ordered_json row = verify::verify_at_scale(language, o);
+    progress->set_label(fmt::format("verify --mlregtest-splits {} {} ({}/{})", o.size, language.name, i - lo + 1, hi - lo));
+    const nlohmann::ordered_json row = verify::verify_at_scale(language.name, language.build, o);
     if (args.out.empty()) ctx.out << row.dump() << "\n" << std::flush;
     else verify::append_row(args.out, row);
-    status[language.name()] = row["status"].get<std::string>();
+    status[language.name] = row["status"].get<std::string>();
     ++run;
   }
   progress->finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::map<std::string, std::size_t> counts;
-  for (std::size_t i = lo; i < hi; ++i) ++counts[status[languages[i].name()]];
+  for (std::size_t i = lo; i < hi; ++i) ++counts[status[languages[i].name]];
   summary << fmt::format("verify --mlregtest-splits {}: {} languages{}: {} agree, {} disagree, {} not star-free, {} errors{}\n",
                          o.size, hi - lo, shard.whole() ? "" : " (shard " + shard.str() + ")", counts["agree"],
                          counts["disagree"], counts["not-star-free"], counts["error"],

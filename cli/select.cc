@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 #include "logic/parse.h"
 #include "task/khop.h"
@@ -59,8 +60,7 @@ std::string declared_alphabet(const std::string& alphabet, const std::string& co
 }
 }  // namespace
 
-std::vector<Language> select_languages(const Catalog& catalog, const Selection& s, std::size_t max_states) {
-  std::vector<Language> out;
+void check_selection(const Selection& s) {
   const bool regex_alone = s.regex && !s.formula;
   const int ways = (!s.names.empty()) + s.all + s.formula.has_value() + s.task.has_value() + !s.att.empty() +
                    regex_alone;
@@ -73,6 +73,52 @@ std::vector<Language> select_languages(const Catalog& catalog, const Selection& 
     throw InputError("--alphabet goes with --formula, --regex, --att or --task");
   }
   if ((s.hops || s.alphabet_size) && !s.task) throw InputError("--hops and --alphabet-size go with --task");
+}
+
+std::string att_language_name(const std::string& file) {
+  std::string name = std::filesystem::path(file).filename().string();
+  if (name.size() > 4 && name.substr(name.size() - 4) == ".att") name.resize(name.size() - 4);
+  return name;
+}
+
+Language att_language(const std::string& file, const std::string& alphabet, std::size_t max_states) {
+  std::string text;
+  try {
+    text = read_text_file(file);
+  } catch (const util::ReadError& e) {
+    throw InputError(fmt::format("--att {}: cannot read the file: {}", file, e.reason()));
+  }
+  LanguageSpec spec;
+  spec.name = att_language_name(file);
+  spec.alphabet = alphabet;
+  spec.automaton = std::move(text);
+  spec.automaton_file = file;
+  spec.source = file;
+  return build_language(std::move(spec), max_states);
+}
+
+std::vector<PendingLanguage> select_pending(const Catalog& catalog, const Selection& s, std::size_t max_states) {
+  check_selection(s);
+  std::vector<PendingLanguage> out;
+  if (!s.att.empty()) {
+    const std::string alphabet = s.alphabet ? declared_alphabet(*s.alphabet, "--alphabet") : "";
+    for (const std::string& file : att_files(s.att)) {
+      out.push_back({att_language_name(file), [file, alphabet, max_states] { return att_language(file, alphabet, max_states); }});
+    }
+    return out;
+  }
+  for (Language& language : select_languages(catalog, s, max_states)) {
+    // Built already (a Language is move-only): the one call of `build` hands it over.
+    auto built = std::make_shared<Language>(std::move(language));
+    out.push_back({built->name(), [built] { return std::move(*built); }});
+  }
+  return out;
+}
+
+std::vector<Language> select_languages(const Catalog& catalog, const Selection& s, std::size_t max_states) {
+  check_selection(s);
+  std::vector<Language> out;
+  const bool regex_alone = s.regex && !s.formula;
   if (s.task) {
     if (!s.hops) throw InputError("--task needs --hops K");
     if (s.alphabet && s.alphabet_size) throw InputError("give --alphabet or --alphabet-size, not both");
@@ -89,22 +135,7 @@ std::vector<Language> select_languages(const Catalog& catalog, const Selection& 
   if (!s.att.empty()) {
     // One language per file, named after it; the alphabet is --alphabet or the arcs' symbols.
     const std::string alphabet = s.alphabet ? declared_alphabet(*s.alphabet, "--alphabet") : "";
-    for (const std::string& file : att_files(s.att)) {
-      std::string text;
-      try {
-        text = read_text_file(file);
-      } catch (const util::ReadError& e) {
-        throw InputError(fmt::format("--att {}: cannot read the file: {}", file, e.reason()));
-      }
-      LanguageSpec spec;
-      spec.name = std::filesystem::path(file).filename().string();
-      if (spec.name.size() > 4 && spec.name.substr(spec.name.size() - 4) == ".att") spec.name.resize(spec.name.size() - 4);
-      spec.alphabet = alphabet;
-      spec.automaton = std::move(text);
-      spec.automaton_file = file;
-      spec.source = file;
-      out.push_back(build_language(std::move(spec), max_states));
-    }
+    for (const std::string& file : att_files(s.att)) out.push_back(att_language(file, alphabet, max_states));
     return out;
   }
   if (regex_alone) {

@@ -6,6 +6,7 @@
 // a catalogue entry.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,31 @@ struct Selection {
 // Every language is built under `max_states` (the CLI's --max-states).
 std::vector<lang::Language> select_languages(const lang::Catalog& catalog, const Selection& selection,
                                              std::size_t max_states = automata::kDefaultMaxStates);
+
+// Throws InputError for a contradictory or empty selection (what
+// select_languages checks before it builds anything).
+void check_selection(const Selection& selection);
+
+// A language to build later: its name now, and what builds it (which may
+// throw what select_languages throws for it). Call `build` once.
+struct PendingLanguage {
+  std::string name;
+  std::function<lang::Language()> build;
+};
+
+// The selection as pending languages, for commands that treat each language
+// on its own (verify --mlregtest-splits): an .att file is read and built only
+// when its `build` is called, so one malformed file fails alone; every other
+// selection is built now, as select_languages builds it.
+std::vector<PendingLanguage> select_pending(const lang::Catalog& catalog, const Selection& selection,
+                                            std::size_t max_states = automata::kDefaultMaxStates);
+
+// One --att file's language: named after the file without .att; `alphabet`
+// is symbol codes (declared), or "" for the arcs' symbols. Throws InputError
+// for a file that cannot be read or is not an acceptor.
+lang::Language att_language(const std::string& file, const std::string& alphabet,
+                            std::size_t max_states = automata::kDefaultMaxStates);
+std::string att_language_name(const std::string& file);
 
 // The files --att names: each file as given, and each folder's *.att files
 // sorted by name. Throws InputError for a missing path or a folder without

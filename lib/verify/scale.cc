@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -35,9 +36,9 @@ nlohmann::ordered_json run_parameters(const ScaleOptions& o) {
           {"beta", o.beta_text.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.beta_text)}};
 }
 
-nlohmann::ordered_json row_head(const lang::Language& language, const ScaleOptions& o) {
+nlohmann::ordered_json row_head(const std::string& name, const ScaleOptions& o) {
   nlohmann::ordered_json row;
-  row["language"] = language.name();
+  row["language"] = name;
   const nlohmann::ordered_json parameters = run_parameters(o);  // named: items() refers into it
   for (const auto& [key, value] : parameters.items()) row[key] = value;
   return row;
@@ -55,7 +56,7 @@ struct Verdict {
 namespace {
 
 nlohmann::ordered_json scale_row(const lang::Language& language, const ScaleOptions& o) {
-  nlohmann::ordered_json row = row_head(language, o);
+  nlohmann::ordered_json row = row_head(language.name(), o);
   model::Transformer transformer = compile::build_acceptor(language, o.compile).model;
   corpus::GenerateOptions g;
   g.splits = corpus::mlregtest_splits(language.name(), corpus::mlregtest_split_size(o.size));
@@ -158,18 +159,20 @@ std::int64_t nonzero_weights(const model::Transformer& t) {
   return nnz;
 }
 
-nlohmann::ordered_json verify_at_scale(const lang::Language& language, const ScaleOptions& o) {
-  // A language that cannot be checked gets a row saying why, and the run goes
-  // on (an interruption is not caught: the language is rerun on resume).
+nlohmann::ordered_json verify_at_scale(const std::string& name, const std::function<lang::Language()>& build,
+                                       const ScaleOptions& o) {
+  // A language that cannot be checked (or, built here, cannot be read or
+  // built) gets a row saying why, and the run goes on (an interruption is not
+  // caught: the language is rerun on resume).
   try {
-    return scale_row(language, o);
+    return scale_row(build(), o);
   } catch (const cascade::NotStarFree& e) {
-    nlohmann::ordered_json row = row_head(language, o);
+    nlohmann::ordered_json row = row_head(name, o);
     row["status"] = "not-star-free";
     row["message"] = e.what();
     return row;
   } catch (const InputError& e) {
-    nlohmann::ordered_json row = row_head(language, o);
+    nlohmann::ordered_json row = row_head(name, o);
     row["status"] = "error";
     row["message"] = e.what();
     return row;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -48,7 +49,12 @@ struct ScaleOptions {
 // also has "float32" (the check: claimed, its numbers, the first failing word
 // if not) and "ran_in" (float or double). Deterministic: no timings, the
 // same for any thread count.
-nlohmann::ordered_json verify_at_scale(const lang::Language& language, const ScaleOptions& options);
+// The language is built by `build` inside the row's error handling: one that
+// cannot be read or built (a malformed .att file, too many states) gets an
+// "error" row named `name` with the "message", as does one that cannot be
+// checked, and the caller goes on to the next.
+nlohmann::ordered_json verify_at_scale(const std::string& name, const std::function<lang::Language()>& build,
+                                       const ScaleOptions& options);
 
 // The languages a results file already holds, with their status. Every
 // complete line must be a row of this run's parameters (else an InputError

@@ -219,3 +219,62 @@ TEST_CASE("verify --mlregtest-splits --float32: the claim checked per language, 
   CHECK(test::run_cli({"verify", "contains-ab", "--float32"}).status == 2);
   fs::remove_all(dir);
 }
+
+TEST_CASE("verify --mlregtest-splits: a malformed .att file is an error row, and the other languages still run",
+          "[cli][scale]") {
+  const fs::path dir = sample_dir();
+  const std::vector<std::string> good = lines_of(scale(dir, {}).out);
+  REQUIRE(good.size() == 5);
+  // Sorted by name it falls among the good ones (after 04.*, before 16.*).
+  const fs::path bad = dir / "10.bad.att";
+  {
+    std::ofstream f(bad, std::ios::binary);
+    f << "0 1 a a\n1 two b b\n1\n";  // line 2: a state that is not a number
+  }
+  const auto r = scale(dir, {"--threads", "2"});
+  CHECK(r.status == 2);  // a language that could not be checked
+  const std::vector<std::string> rows = lines_of(r.out);
+  REQUIRE(rows.size() == 6);
+  std::vector<std::string> others;
+  for (const std::string& line : rows) {
+    const nlohmann::json row = nlohmann::json::parse(line);
+    if (row["language"] != "10.bad") {
+      others.push_back(line);
+      continue;
+    }
+    CHECK(row["status"] == "error");
+    CHECK_THAT(row["message"].get<std::string>(), Catch::Contains("10.bad.att") && Catch::Contains(":2"));
+    CHECK(!row.contains("words"));
+  }
+  CHECK(others == good);  // the same rows as without the bad file, in the same order
+  CHECK(lines_of(r.out)[4].find("\"10.bad\"") != std::string::npos);
+  CHECK_THAT(r.err, Catch::Contains("4 agree, 0 disagree, 1 not star-free, 1 errors"));
+
+  // With --out the error row is kept; mending the file and removing its row reruns that language alone.
+  const fs::path out = test::temp_path("scale-bad.jsonl");
+  fs::remove(out);
+  CHECK(scale(dir, {"--out", out.string()}).status == 2);
+  CHECK(io::read_file(out.string()) == r.out);
+  {
+    std::ofstream f(bad, std::ios::binary);
+    f << "0 1 a a\n1 1 b b\n1\n";
+  }
+  std::string kept;
+  for (const std::string& line : rows) {
+    if (line.find("\"10.bad\"") == std::string::npos) kept += line + "\n";
+  }
+  {
+    std::ofstream f(out, std::ios::binary);
+    f << kept;
+  }
+  const auto mended = scale(dir, {"--out", out.string()});
+  CHECK(mended.status == 0);
+  CHECK(mended.out.find("(5 already in") != std::string::npos);
+  const std::vector<std::string> after = lines_of(io::read_file(out.string()));
+  REQUIRE(after.size() == 6);
+  const nlohmann::json last = nlohmann::json::parse(after.back());
+  CHECK(last["language"] == "10.bad");
+  CHECK(last["status"] == "agree");
+  fs::remove(out);
+  fs::remove_all(dir);
+}

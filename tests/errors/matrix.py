@@ -601,6 +601,15 @@ case(162, "scale", "verify --mlregtest-splits --out resuming from a file with a 
      ["verify", "--att", sf006, "--mlregtest-splits", "small", "--out", path("damaged.jsonl")], 2,
      r"damaged\.jsonl:1: not a row of verify --mlregtest-splits \(give another --out, or remove the line\)",
      command="softhat verify --att languages/04.04.SF.0.0.6.att --mlregtest-splits small --out damaged.jsonl")
+os.makedirs(path("attdir"))
+shutil.copy(sf006, path("attdir"))
+write("attdir/bad.att", "0 1 a a\n1 two b b\n1\n")
+case(168, "scale", "verify --att DIR --mlregtest-splits with one malformed .att file (an error row; the others run)",
+     ["verify", "--att", path("attdir"), "--mlregtest-splits", "small"], 2,
+     r"^04\.04\.SF\.0\.0\.6 agree; bad error: .*bad\.att:2: ",
+     record=lambda out: "; ".join(f"{r['language']} {r['status']}" + (f": {r['message']}" if "message" in r else "")
+                                  for r in map(_json.loads, out.decode().splitlines())),
+     command="softhat verify --att attdir --mlregtest-splits small")
 
 # The float32 claim (compile --float32): its tuning flags need it; a claim whose numbers contradict it is refused.
 case(163, "float32", "compile --float32-max-len without --float32",
