@@ -3,13 +3,17 @@
 // kept by the model file and refused when inconsistent, and tested by verify
 // in float32 (a false claim is caught by the oracles).
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+
 #include <cmath>
+#include <fstream>
 #include <filesystem>
 #include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_helpers.h"
 #include "compile/acceptor.h"
+#include "io/file_util.h"
 #include "io/model_file.h"
 #include "lang/catalog.h"
 #include "util/error.h"
@@ -239,4 +243,44 @@ TEST_CASE("verify: a false float32 claim is caught by the oracles in float32", "
   in_double.insert(in_double.end(), {"--precision", "double"});
   CHECK(test::run_cli(in_double).status == 0);
   fs::remove(path);
+}
+
+TEST_CASE("show --model: a model file's alphabet, counts, float32 claim and configuration", "[cli][float32]") {
+  namespace fs = std::filesystem;
+  const fs::path claimed = test::temp_path("show-claimed.safetensors");
+  const fs::path plain = test::temp_path("show-plain.safetensors");
+  REQUIRE(test::run_cli({"compile", "a-since-b", "--float32", "--float32-max-len", "40", "-o", claimed.string()}).status == 0);
+  REQUIRE(test::run_cli({"compile", "a-since-b", "-o", plain.string()}).status == 0);
+  for (const fs::path& file : {claimed, plain}) {
+    const model::Transformer t = io::load_model(file.string());
+    std::int64_t nonzero = 0, total = 0;  // counted here from the tensors themselves
+    model::for_each_tensor(t, [&](const model::TensorView<const double>& v) {
+      for (std::int64_t i = 0; i < v.size(); ++i) nonzero += v.data[i] != 0.0;
+      total += v.size();
+    });
+    const auto text = test::run_cli({"show", "--model", file.string()});
+    REQUIRE(text.status == 0);
+    CHECK_THAT(text.out, Catch::Contains(fmt::format("weights      {} parameters, {} nonzero", total, nonzero)));
+    CHECK_THAT(text.out, Catch::Contains("alphabet     " + t.config.alphabet));
+    CHECK_THAT(text.out, Catch::Contains(model::describe_config(t.config)));
+    CHECK_THAT(text.out, Catch::Contains(file == claimed ? "float32      claimed up to length 40" : "float32      not claimed"));
+    const auto json = test::run_cli({"show", "--model", file.string(), "--json", "-"});
+    REQUIRE(json.status == 0);
+    const nlohmann::json doc = nlohmann::json::parse(json.out);
+    CHECK(doc["model"]["nonzero_weights"] == nonzero);
+    CHECK(doc["model"]["parameters"] == total);
+    CHECK(doc["model"]["config"] == nlohmann::json::parse(io::config_to_json(t.config).dump()));
+    CHECK(doc["model"]["config"].contains("float32") == (file == claimed));
+  }
+  // A language as well is refused; a truncated file is refused with its reason.
+  CHECK(test::run_cli({"show", "--model", plain.string(), "a-since-b"}).status == 2);
+  const fs::path cut = test::temp_path("show-cut.safetensors");
+  {
+    const std::string bytes = io::read_file(plain.string());
+    std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  }
+  const auto bad = test::run_cli({"show", "--model", cut.string()});
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.err, Catch::Contains(cut.string()));
+  for (const fs::path& f : {claimed, plain, cut}) fs::remove(f);
 }
