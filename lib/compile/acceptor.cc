@@ -50,7 +50,10 @@ std::optional<double> proven_beta(const lang::Language& language, const CompileO
     }
   }
   double beta = 0;
-  if (temporal) beta = std::log(5.0) * (plan.pe == PeMode::kBounded ? m : 1.0);
+  // m raw since/until outputs read by one rounding threshold: their leaks,
+  // each at most 1/(e^{beta delta} - 1), must add up to at most 1/4.
+  const double raw = std::max(1, plan.max_raw_inputs());
+  if (temporal) beta = std::log(4 * raw + 1) * (plan.pe == PeMode::kBounded ? m : 1.0);
   if (sign) {
     beta = std::max(beta, 4 * std::log(3.0));
     if (n >= 1) beta = std::max(beta, 2 * m * std::log(3.0 * static_cast<double>(n)));

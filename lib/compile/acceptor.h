@@ -36,9 +36,11 @@ cascade::Derived derive_language_formula(const lang::Language& language);
 
 // The smallest inverse temperature at length n for which the construction's
 // own proof guarantees exact verdicts at every word of the length, where the
-// construction has a closed-form proof: since/until heads and k-hop heads
-// need off-target weight <= 1/4, i.e. beta * delta >= ln 5 (delta = 1/(n+1)
-// bounded, 1 unbounded: docs/compiler.md); sign heads need
+// construction has a closed-form proof: k-hop heads need off-target weight
+// <= 1/4, i.e. beta * delta >= ln 5, and since/until heads whose outputs
+// one FFN reads m at a time (Plan::max_raw_inputs) need m times it <= 1/4,
+// i.e. beta * delta >= ln(4m + 1) (delta = 1/(n+1) bounded, 1 unbounded:
+// docs/compiler.md); sign heads need
 // beta >= 2(n+1) ln(3n) and >= 4 ln 3. nullopt for Dyck-k (use the AHAT
 // theorem: softhat simulate).
 std::optional<double> proven_beta(const lang::Language& language, const CompileOptions& options, std::int64_t n);

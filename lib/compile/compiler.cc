@@ -55,7 +55,8 @@ model::ModelConfig model_config(const Plan& plan) {
     // Comparison heads (see kSign below) need beta(n) >= 2 (n+1) ln(3n) in
     // both PE modes; 4 (n+1) ln(n+1) is at least that for every n >= 1
     // ((n+1)^2 >= 3n), and it also gives since/until heads beta*delta =
-    // 4 ln(n+1) >= 4 ln 2 > ln 5, so one schedule serves every head.
+    // 4 ln(n+1) >= 4 ln 2 > ln 13, so one schedule serves every head (the
+    // planner lets one FFN read up to 3 since/until outputs under it: plan.h).
     cfg.beta = {4.0, 1.0, 1.0};
   }
   for (std::size_t l = 0; l < plan.layers.size(); ++l) {
@@ -145,55 +146,60 @@ void write_head(const Plan& plan, const PlannedHead& head, model::HeadWeights& w
   put(w.v, 0, head.value);
 }
 
-// One layer's FFN: a few ReLU units per glue operation, exact on 0/1 inputs
-// (rounding: on [0,1/4] u [3/4,1]).
+// One layer's FFN: one or two ReLU units per glue operation, exact on 0/1
+// inputs; a threshold that reads raw head outputs rounds (rho maps [0, 1/4]
+// to 0 and [3/4, 1] to 1 exactly, and the plan keeps those outputs' summed
+// deviation within 1/4: compile/plan.h).
 void write_glue(const Plan& plan, const PlannedLayer& pl, model::LayerWeights& lw) {
   int u = 0;
-  auto unit = [&](std::initializer_list<std::pair<int, double>> in, double bias, int target, double out) {
-    for (const auto& [coord, coef] : in) lw.fc1(u, coord) += coef;
+  auto unit = [&](const std::vector<std::pair<int, int>>& in, double scale, double bias, int target, double out) {
+    for (const auto& [coord, coef] : in) lw.fc1(u, coord) += scale * coef;
     lw.b1(u) = bias;
     lw.fc2(target, u) = out;
     ++u;
   };
   for (const GlueOp& op : pl.ffn) {
     const auto& x = op.inputs;
+    const double t0 = op.bias;  // t = sum w x + bias; the result is [t >= 1]
     switch (op.kind) {
-      case GlueKind::kNot: unit({{x[0], -1}}, 1, op.target, 1); break;  // 1 - x
-      case GlueKind::kAnd: {                                            // ReLU(sum x - (k-1))
-        for (int in : x) lw.fc1(u, in) += 1;
-        unit({}, -static_cast<double>(x.size() - 1), op.target, 1);
-        break;
-      }
-      case GlueKind::kOr: {  // 1 - ReLU(1 - sum x)
-        for (int in : x) lw.fc1(u, in) -= 1;
-        unit({}, 1, op.target, -1);
-        lw.b2(op.target) += 1;
-        break;
-      }
-      case GlueKind::kImplies:  // 1 - ReLU(x - y)
-        unit({{x[0], 1}, {x[1], -1}}, 0, op.target, -1);
-        lw.b2(op.target) += 1;
+      case GlueKind::kThreshold:
+        switch (op.form) {
+          case ThresholdForm::kRelu: unit(op.terms, 1, t0, op.target, 1); break;  // ReLU(t), t <= 1
+          case ThresholdForm::kOneMinus:                                        // 1 - ReLU(1 - t), t >= 0
+            unit(op.terms, -1, 1 - t0, op.target, -1);
+            lw.b2(op.target) += 1;
+            break;
+          case ThresholdForm::kClamp:  // ReLU(t) - ReLU(t - 1)
+            unit(op.terms, 1, t0, op.target, 1);
+            unit(op.terms, 1, t0 - 1, op.target, -1);
+            break;
+          case ThresholdForm::kRho: {  // rho(t) = ReLU(2t - 1/2) - ReLU(2t - 3/2)
+            // Exactly 0 or 1 in floating point too: both units sum the same
+            // s = 2 sum w x (+ 2 t0 * one when t0 > 0) in the same order and
+            // add a bias <= 0 last (the engine's order, forward.cc), so where
+            // they are active (s >= their results >= 0) both sums are exact
+            // and their difference is exactly 1; where t <= 1/4 neither is.
+            std::vector<std::pair<int, int>> in = op.terms;
+            double b = 2 * t0;
+            if (t0 > 0) {
+              in.emplace_back(plan.one, t0);
+              b = 0;
+            }
+            unit(in, 2, b - 0.5, op.target, 1);
+            unit(in, 2, b - 1.5, op.target, -1);
+            break;
+          }
+        }
         break;
       case GlueKind::kIff:  // 1 - ReLU(x - y) - ReLU(y - x)
-        unit({{x[0], 1}, {x[1], -1}}, 0, op.target, -1);
-        unit({{x[0], -1}, {x[1], 1}}, 0, op.target, -1);
+        unit({{x[0], 1}, {x[1], -1}}, 1, 0, op.target, -1);
+        unit({{x[0], -1}, {x[1], 1}}, 1, 0, op.target, -1);
         lw.b2(op.target) += 1;
         break;
-      case GlueKind::kRound:  // rho(a) = ReLU(2a - 1/2) - ReLU(2a - 3/2)
-        unit({{x[0], 2}}, -0.5, op.target, 1);
-        unit({{x[0], 2}}, -1.5, op.target, -1);
-        break;
-      case GlueKind::kStop:  // (not g or e) and not bos = ReLU(1-g+e-2bos) - ReLU(-g+e-2bos)
-        unit({{x[0], -1}, {x[1], 1}, {plan.bos, -2}}, 1, op.target, 1);
-        unit({{x[0], -1}, {x[1], 1}, {plan.bos, -2}}, 0, op.target, -1);
-        break;
-      case GlueKind::kValue:  // e and not bos = ReLU(e - bos)
-        unit({{x[0], 1}, {plan.bos, -1}}, 0, op.target, 1);
-        break;
       case GlueKind::kSignRound:  // 1 - rho(o) + bos * known (the point-0 value)
-        unit({{x[0], 2}}, -0.5, op.target, -1);
-        unit({{x[0], 2}}, -1.5, op.target, 1);
-        unit({{plan.bos, 1}}, 0, op.target, x[1]);
+        unit({{x[0], 2}}, 1, -0.5, op.target, -1);
+        unit({{x[0], 2}}, 1, -1.5, op.target, 1);
+        unit({{plan.bos, 1}}, 1, 0, op.target, x[1]);
         lw.b2(op.target) += 1;
         break;
     }

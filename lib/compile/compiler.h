@@ -6,11 +6,14 @@
 // unbounded ones), with BOS scoring strictly between the "stop" positions and
 // the rest, so the head's target is the nearest stop (rightmost for since,
 // leftmost for until) or BOS. With inverse temperature beta = c/delta the
-// weight off the target is at most 1/(e^c - 1); the rounding FFN
-// rho(a) = ReLU(2a - 1/2) - ReLU(2a - 3/2) maps [0, 1/4] to 0 and [3/4, 1]
-// to 1 exactly, so c > ln 5 makes every Boolean exact after every layer and
-// the transformer's verdict equals the formula's at every length.
-// c = 3 (leak <= 0.0524) leaves a margin of almost 5x.
+// weight off the target is at most eps = 1/(e^c - 1). The FFN that reads a
+// head's output computes the Boolean glue around it and rounds in one step:
+// rho(t) = ReLU(2t - 1/2) - ReLU(2t - 3/2) maps [0, 1/4] to 0 and
+// [3/4, 1] to 1 exactly, and t sums at most m raw head outputs with the
+// glue's exact bits, so m * eps <= 1/4 (c >= ln(4m + 1)) makes every
+// Boolean exact after every layer and the transformer's verdict equals the
+// formula's at every length. c = 3 (eps <= 0.0524) lets one FFN read up to
+// m = 4 heads' outputs (the planner rounds any beyond that first).
 #pragma once
 
 #include <string>

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "logic/print.h"
@@ -39,23 +40,27 @@ std::string LinearForm::describe(const std::vector<std::string>& coords) const {
 
 int GlueOp::units() const {
   switch (kind) {
-    case GlueKind::kNot:
-    case GlueKind::kAnd:
-    case GlueKind::kOr:
-    case GlueKind::kImplies:
-    case GlueKind::kValue: return 1;
-    case GlueKind::kIff:
-    case GlueKind::kRound:
-    case GlueKind::kStop: return 2;
+    case GlueKind::kThreshold: return form == ThresholdForm::kRelu || form == ThresholdForm::kOneMinus ? 1 : 2;
+    case GlueKind::kIff: return 2;
     case GlueKind::kSignRound: return 3;
   }
   return 0;
 }
 
+double Plan::head_leak() const { return counting ? 1.0 / 15.0 : 1.0 / std::expm1(c); }
+
 int Plan::heads() const {
   int h = 0;
   for (const PlannedLayer& l : layers) h += static_cast<int>(l.heads.size());
   return h;
+}
+
+int Plan::max_raw_inputs() const {
+  int m = 0;
+  for (const PlannedLayer& l : layers) {
+    for (const GlueOp& op : l.ffn) m = std::max(m, op.raw_inputs);
+  }
+  return m;
 }
 
 int Plan::ffn_units() const {
@@ -68,48 +73,76 @@ int Plan::ffn_units() const {
 
 namespace {
 
-const char* glue_name(GlueKind k) {
-  switch (k) {
-    case GlueKind::kNot: return "not";
-    case GlueKind::kAnd: return "and";
-    case GlueKind::kOr: return "or";
-    case GlueKind::kImplies: return "implies";
+const char* glue_name(const GlueOp& op) {
+  switch (op.kind) {
+    case GlueKind::kThreshold: return "threshold";
     case GlueKind::kIff: return "iff";
-    case GlueKind::kRound: return "round";
-    case GlueKind::kStop: return "stop";
-    case GlueKind::kValue: return "value";
     case GlueKind::kSignRound: return "sign";
   }
   return "?";
 }
 
-// A glue operation as the memo knows it: the same operation on the same
-// inputs (in order) is computed once.
-struct GlueKey {
-  GlueKind kind;
-  std::vector<int> inputs;
-  bool operator==(const GlueKey&) const = default;
+// A literal: a coordinate's bit or its negation.
+struct Lit {
+  int coord;
+  bool neg;
+  auto operator<=>(const Lit&) const = default;
 };
 
-struct GlueKeyHash {
-  std::size_t operator()(const GlueKey& k) const {
-    std::size_t h = std::hash<int>{}(static_cast<int>(k.kind));
-    for (int in : k.inputs) h ^= std::hash<int>{}(in) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);  // boost's hash_combine
+// A Boolean value not yet written to a coordinate: the and (conj) or the or
+// of its literals, sorted and distinct. An empty and is true, an empty or
+// false; a single literal is kept as an and.
+struct Test {
+  bool conj = true;
+  std::vector<Lit> lits;
+  bool operator==(const Test&) const = default;
+  bool is_true() const { return conj && lits.empty(); }
+  bool is_false() const { return !conj && lits.empty(); }
+  bool single() const { return lits.size() == 1; }
+};
+
+Test literal(int coord, bool neg = false) { return Test{true, {{coord, neg}}}; }
+Test constant(bool v) { return Test{v, {}}; }
+
+Test negate(Test t) {
+  t.conj = !t.conj;
+  for (Lit& l : t.lits) l.neg = !l.neg;
+  if (t.single()) t.conj = true;
+  return t;
+}
+
+// A materialized test as the memo knows it: the same test, with or without
+// the "and not BOS" guard of a head's stop and value, is written once.
+struct TestKey {
+  Test test;
+  bool not_bos;
+  bool operator==(const TestKey&) const = default;
+};
+
+struct TestKeyHash {
+  std::size_t operator()(const TestKey& k) const {
+    std::size_t h = std::hash<int>{}(k.test.conj * 2 + k.not_bos);
+    for (const Lit& l : k.test.lits) {
+      h ^= std::hash<int>{}(l.coord * 2 + l.neg) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);  // boost's hash_combine
+    }
     return h;
   }
 };
 
-// Builds the plan bottom-up. Each coordinate records when it is ready:
-// -1 for embeddings, L when written by layer L's FFN (a head's result is
-// rounded in its own layer's FFN, so it is ready at that layer too).
+// Builds the plan bottom-up. Each coordinate records when it is ready: -1
+// for embeddings, L when written by layer L's FFN (readable by the attention
+// and the FFN of layer L + 1), and for a since/until head's raw output of
+// layer L, L with `raw` set (readable by the FFN of layer L, never by a
+// head: heads read exact bits only).
 class Builder {
  public:
-  Builder(Plan& plan) : plan_(plan) {}
+  explicit Builder(Plan& plan) : plan_(plan) {}
 
-  int coord(std::string label, int ready, int bos_value = -1) {
+  int coord(std::string label, int ready, int bos_value = -1, bool raw = false) {
     plan_.coords.push_back(std::move(label));
     ready_.push_back(ready);
     bos_value_.push_back(bos_value);
+    raw_.push_back(raw);
     return static_cast<int>(plan_.coords.size()) - 1;
   }
 
@@ -118,115 +151,249 @@ class Builder {
     return plan_.layers[l];
   }
 
-  int ready(int c) const { return ready_[c]; }
+  // The first layer whose FFN (resp. attention) may read coordinate c.
+  int ffn_first(int c) const { return raw_[c] ? ready_[c] : ready_[c] + 1; }
+  int attn_first(int c) const {
+    if (raw_[c]) throw std::logic_error("plan: a head would read a raw head output");
+    return ready_[c] + 1;
+  }
 
   int zero() {
     if (plan_.zero < 0) plan_.zero = coord("false", -1, 0);
     return plan_.zero;
   }
 
-  // A Boolean glue operation in the first FFN after its inputs are ready.
-  int glue(GlueKind kind, std::vector<int> inputs, const std::string& label) {
-    GlueKey key{kind, inputs};
-    if (auto it = glue_memo_.find(key); it != glue_memo_.end()) return it->second;
+  bool is_token(int c) const {
+    for (const auto& [sym, t] : plan_.tokens) {
+      if (t == c) return true;
+    }
+    return false;
+  }
+
+  // The and (conj) or the or of tests. A kid of the other kind with more
+  // than one literal is written to a coordinate first (one FFN); every other
+  // kid's literals join the result. Letters exclude each other at every
+  // position (one-hot symbols, all 0 at BOS), which decides some pairs.
+  Test combine(bool conj, const std::vector<Test>& kids, const std::vector<std::string>& labels) {
+    std::vector<std::size_t> live;  // the kids that are not constants
+    for (std::size_t k = 0; k < kids.size(); ++k) {
+      if (!kids[k].lits.empty()) {
+        live.push_back(k);
+      } else if (kids[k].conj != conj) {
+        return constant(!conj);  // a false kid of an and, a true kid of an or
+      }
+    }
+    if (live.size() == 1) return kids[live[0]];
+    std::vector<Lit> lits;
+    for (std::size_t k : live) {
+      const Test& t = kids[k];
+      if (t.conj == conj || t.single()) {
+        lits.insert(lits.end(), t.lits.begin(), t.lits.end());
+      } else if (auto it = memo_.find({negate(t), false}); it != memo_.end()) {
+        lits.push_back({it->second, true});  // its negation is written already
+      } else {
+        lits.push_back({materialize(t, false, labels[k]), false});
+      }
+    }
+    std::sort(lits.begin(), lits.end());
+    lits.erase(std::unique(lits.begin(), lits.end()), lits.end());
+    // x and !x is false, x or !x true.
+    for (std::size_t i = 0; i + 1 < lits.size(); ++i) {
+      if (lits[i].coord == lits[i + 1].coord) return constant(!conj);
+    }
+    // Letters: in an and, two letters are false and a letter makes every
+    // other letter's negation redundant; in an or, two negated letters are
+    // true and a negated letter makes every other letter redundant.
+    const bool strong = conj ? false : true;  // the polarity of the literal that decides: a letter in an and, !letter in an or
+    int decider = -1;
+    for (const Lit& l : lits) {
+      if (l.neg == strong && is_token(l.coord)) {
+        if (decider >= 0) return constant(!conj);
+        decider = l.coord;
+      }
+    }
+    if (decider >= 0) {
+      std::erase_if(lits, [&](const Lit& l) { return l.neg != strong && is_token(l.coord) && l.coord != decider; });
+    }
+    Test out{conj, std::move(lits)};
+    if (out.single()) out.conj = true;
+    return out;
+  }
+
+  // A test's value at the BOS row, when every literal's is known there.
+  std::optional<int> bos_value(const Test& t) const {
+    bool all = true, any = false;
+    for (const Lit& l : t.lits) {
+      if (bos_value_[l.coord] < 0) return std::nullopt;
+      const bool v = (bos_value_[l.coord] == 1) != l.neg;
+      all = all && v;
+      any = any || v;
+    }
+    return t.conj ? all : any;
+  }
+
+  // Writes a test to a coordinate with one threshold unit (two when it must
+  // round): t = sum of its literals - (k - 1) for an and of k, the sum for an
+  // or, and [t >= 1] is the test. With `not_bos`, the result is forced to 0
+  // at BOS (a head's stop and value). Raw head outputs are read directly
+  // while their deviations (eps each) add up to at most 1/4, so that rho
+  // maps t to the exact bit; beyond that the earliest are rounded first.
+  int materialize(Test t, bool not_bos, const std::string& label) {
+    if (!not_bos) {
+      if (t.is_true()) return plan_.one;
+      if (t.is_false()) return zero();
+      if (t.single() && !t.lits[0].neg && !raw_[t.lits[0].coord]) return t.lits[0].coord;
+    }
+    const double eps = plan_.head_leak();
+    auto raw_count = [&] {
+      return std::count_if(t.lits.begin(), t.lits.end(), [&](const Lit& l) { return raw_[l.coord]; });
+    };
+    if (raw_count() > 1 && raw_count() * eps > 0.25) {
+      std::vector<Lit> raws;
+      for (const Lit& l : t.lits) {
+        if (raw_[l.coord]) raws.push_back(l);
+      }
+      std::stable_sort(raws.begin(), raws.end(), [&](const Lit& a, const Lit& b) { return ready_[a.coord] < ready_[b.coord]; });
+      for (const Lit& r : raws) {
+        if (raw_count() * eps <= 0.25) break;
+        const int exact = materialize(literal(r.coord), false, "sub:" + head_label(r.coord));
+        std::replace(t.lits.begin(), t.lits.end(), r, Lit{exact, r.neg});
+      }
+      std::sort(t.lits.begin(), t.lits.end());
+    }
+    TestKey key{t, not_bos};
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+
+    GlueOp op{.kind = GlueKind::kThreshold, .target = -1};
+    const int k = static_cast<int>(t.lits.size());
     int l = 0;
-    for (int in : inputs) l = std::max(l, ready_[in] + 1);
-    const int target = coord(label, l, bos_value_of(kind, inputs));
-    layer(l).ffn.push_back(GlueOp{kind, target, std::move(inputs)});
-    glue_memo_.emplace(std::move(key), target);
+    std::vector<std::string> shown;
+    for (const Lit& lit : t.lits) {
+      op.terms.emplace_back(lit.coord, lit.neg ? -1 : 1);
+      op.inputs.push_back(lit.coord);
+      op.bias += lit.neg ? 1 : 0;
+      l = std::max(l, ffn_first(lit.coord));
+      op.raw_inputs += raw_[lit.coord] ? 1 : 0;
+      shown.push_back((lit.neg ? "!" : "") + plan_.coords[lit.coord]);
+    }
+    if (t.conj) {
+      op.bias -= k - 1;  // an empty and is 1
+      if (not_bos) {
+        op.terms.emplace_back(plan_.bos, -1);  // and !bos
+        shown.push_back("!bos");
+        op.inputs.push_back(plan_.bos);
+      }
+      op.form = ThresholdForm::kRelu;
+    } else {
+      if (not_bos) op.terms.emplace_back(plan_.bos, -k);  // t <= k, so t - k bos <= 0 at BOS
+      if (not_bos) op.inputs.push_back(plan_.bos);
+      op.form = not_bos ? ThresholdForm::kClamp : ThresholdForm::kOneMinus;
+    }
+    const bool rounds = op.raw_inputs > 0;
+    if (rounds) op.form = ThresholdForm::kRho;
+    std::string expr;
+    if (k == 1 && !not_bos) {
+      expr = t.lits[0].neg ? fmt::format("not({})", plan_.coords[t.lits[0].coord]) : plan_.coords[t.lits[0].coord];
+    } else {
+      expr = fmt::format("{}({})", t.conj ? "and" : "or", fmt::join(shown, ", "));
+      if (!t.conj && not_bos) expr = fmt::format("and({}, !bos)", expr);
+    }
+    op.expr = rounds ? fmt::format("round({})", expr) : expr;
+    int bv = -1;
+    if (not_bos) {
+      bv = 0;
+    } else if (auto v = bos_value(t)) {
+      bv = *v;
+    }
+    const int target = coord(label, l, bv);
+    op.target = target;
+    layer(l).ffn.push_back(std::move(op));
+    memo_.emplace(std::move(key), target);
     return target;
   }
 
-  // A glue result's value at the BOS row, when every input's is known: the
-  // BOS row computes every subformula at the contract's point 0 for the
-  // empty word, and for any word its since/count/sign results are the same
-  // there (those heads see only BOS at the BOS row); until results are not.
-  int bos_value_of(GlueKind kind, const std::vector<int>& inputs) const {
-    std::vector<int> v;
-    for (int in : inputs) {
-      if (bos_value_[in] < 0) return -1;
-      v.push_back(bos_value_[in]);
-    }
-    switch (kind) {
-      case GlueKind::kNot: return 1 - v[0];
-      case GlueKind::kAnd: return std::all_of(v.begin(), v.end(), [](int x) { return x == 1; });
-      case GlueKind::kOr: return std::any_of(v.begin(), v.end(), [](int x) { return x == 1; });
-      case GlueKind::kImplies: return !v[0] || v[1];
-      case GlueKind::kIff: return v[0] == v[1];
-      default: return -1;
-    }
-  }
-
-  // The value form: event at real positions, 0 at BOS. Affine whenever the
-  // event's value at the BOS row is known (b): event - b * bos.
-  std::optional<LinearForm> affine_value(int event) const {
-    if (bos_value_[event] < 0) return std::nullopt;
+  // A head's stop or value form in the embedding when the test is a single
+  // literal on an exact bit whose value at BOS is known, a constant, or an
+  // or of letters (an and of negated letters): t - t(BOS) * bos, which is
+  // the test at real positions and 0 at BOS.
+  std::optional<LinearForm> affine(const Test& t) const {
     LinearForm f;
-    f.terms.emplace_back(event, 1.0);
-    if (bos_value_[event] == 1) f.terms.emplace_back(plan_.bos, -1.0);
+    if (t.lits.empty()) {
+      if (t.is_true()) f.terms = {{plan_.one, 1.0}, {plan_.bos, -1.0}};
+      return f;  // false: 0 everywhere
+    }
+    if (!t.single()) {
+      // Letters are one-hot (all 0 at BOS): an or of letters is their sum,
+      // an and of negated letters 1 minus it.
+      const bool letters = std::all_of(t.lits.begin(), t.lits.end(), [&](const Lit& l) {
+        return is_token(l.coord) && l.neg == t.conj;
+      });
+      if (!letters) return std::nullopt;
+      if (t.conj) f.terms.emplace_back(plan_.one, 1.0);
+      for (const Lit& l : t.lits) f.terms.emplace_back(l.coord, t.conj ? -1.0 : 1.0);
+      if (t.conj) f.terms.emplace_back(plan_.bos, -1.0);
+      return f;
+    }
+    const Lit& lit = t.lits[0];
+    if (raw_[lit.coord] || bos_value_[lit.coord] < 0) return std::nullopt;
+    if (lit.neg) f.terms.emplace_back(plan_.one, 1.0);
+    f.terms.emplace_back(lit.coord, lit.neg ? -1.0 : 1.0);
+    if ((bos_value_[lit.coord] == 1) != lit.neg) f.terms.emplace_back(plan_.bos, -1.0);
     return f;
   }
 
-  // The stop form: (not guard or event) at real positions, 0 at BOS. Affine
-  // for constant operands and for two letters (distinct letters exclude each
-  // other, so "not a or b" is "not a").
-  std::optional<LinearForm> affine_stop(int guard, int event) const {
-    const LinearForm always{{{plan_.one, 1.0}, {plan_.bos, -1.0}}};
-    if (guard == plan_.zero || event == plan_.one) return always;
-    if (guard == plan_.one) return affine_value(event);
-    if (is_token(guard) && (is_token(event) || event == plan_.zero)) {
-      if (guard == event) return always;
-      return LinearForm{{{plan_.one, 1.0}, {guard, -1.0}, {plan_.bos, -1.0}}};
-    }
-    return std::nullopt;
+  // The form a head reads for a test (stop or value): affine, or a
+  // coordinate an FFN writes (and not BOS).
+  LinearForm head_input(const Test& t, const std::string& label) {
+    if (auto f = affine(t)) return *f;
+    // A test that is 0 at BOS for every word needs no guard (and so is
+    // shared with the same test elsewhere).
+    const std::optional<int> at_bos = bos_value(t);
+    return LinearForm{{{materialize(t, !(at_bos && *at_bos == 0), label), 1.0}}};
   }
 
-  int temporal(bool since, int guard, int event, const std::string& label) {
-    const std::string key = fmt::format("{}:{},{}", since ? "S" : "U", guard, event);
-    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-    std::optional<LinearForm> stop = affine_stop(guard, event);
-    std::optional<LinearForm> value = affine_value(event);
-    int l = std::max(ready_[guard], ready_[event]) + 1;  // the first layer whose attention may read them
-    if (!stop || !value) {
-      // Prepare the missing forms in the FFN of layer l; attend in layer l+1.
-      if (!stop) {
-        const int c = coord("stop:" + label, l);
-        layer(l).ffn.push_back(GlueOp{GlueKind::kStop, c, {guard, event}});
-        stop = LinearForm{{{c, 1.0}}};
-      }
-      if (!value) {
-        const int c = coord("value:" + label, l);
-        layer(l).ffn.push_back(GlueOp{GlueKind::kValue, c, {event}});
-        value = LinearForm{{{c, 1.0}}};
-      }
-      ++l;
+  // The first attention layer that may read every coordinate of the forms.
+  int attention_layer(std::initializer_list<const LinearForm*> forms) const {
+    int l = 0;
+    for (const LinearForm* f : forms) {
+      for (const auto& [c, w] : f->terms) l = std::max(l, attn_first(c));
     }
-    PlannedHead head{since ? HeadKind::kSince : HeadKind::kUntil, label, *stop, *value, {}};
-    head.raw = coord("att:" + label, l);
-    // At the BOS row a since head sees only BOS (value 0): its bit is 0.
-    head.result = coord("sub:" + label, l, since ? 0 : -1);
+    return l;
+  }
+
+  // guard S event (since) or guard U event (until): stop = !guard or event,
+  // value = event, both 0 at BOS. The head's raw output is within eps of the
+  // bit; whatever reads it rounds it.
+  Test temporal(bool since, const Test& guard, const Test& event, const std::string& label,
+                const std::string& not_guard_label, const std::string& event_label) {
+    const Test stop_test = combine(false, {negate(guard), event}, {not_guard_label, event_label});
+    const LinearForm stop = head_input(stop_test, "stop:" + label);
+    const LinearForm value = head_input(event, "value:" + label);
+    std::string key = since ? "S:" : "U:";
+    for (const auto& [c, w] : stop.terms) key += fmt::format("{}*{},", w, c);
+    key += ";";
+    for (const auto& [c, w] : value.terms) key += fmt::format("{}*{},", w, c);
+    if (auto it = memo_heads_.find(key); it != memo_heads_.end()) return literal(it->second);
+    const int l = attention_layer({&stop, &value});
+    PlannedHead head{since ? HeadKind::kSince : HeadKind::kUntil, label, stop, value, {}};
+    // At the BOS row a since head sees only BOS (value 0): its output is 0.
+    head.raw = coord("att:" + label, l, since ? 0 : -1, /*raw=*/true);
     layer(l).heads.push_back(head);
-    layer(l).ffn.push_back(GlueOp{GlueKind::kRound, head.result, {head.raw}});
-    memo_[key] = head.result;
-    return head.result;
+    memo_heads_[key] = head.raw;
+    return literal(head.raw);
   }
 
   // #phi / (i+1) by a uniform head over j <= i (BOS in the denominator).
-  int count(int phi, const std::string& label) {
-    const std::string key = fmt::format("#:{}", phi);
-    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-    std::optional<LinearForm> value = affine_value(phi);
-    int l = ready_[phi] + 1;
-    if (!value) {
-      const int c = coord("value:#" + label, l);
-      layer(l).ffn.push_back(GlueOp{GlueKind::kValue, c, {phi}});
-      value = LinearForm{{{c, 1.0}}};
-      ++l;
-    }
-    PlannedHead head{HeadKind::kCount, "#" + label, {}, *value, {}};
+  int count(const Test& phi, const std::string& label) {
+    const LinearForm value = head_input(phi, "value:#" + label);
+    std::string key = "#:";
+    for (const auto& [c, w] : value.terms) key += fmt::format("{}*{},", w, c);
+    if (auto it = memo_heads_.find(key); it != memo_heads_.end()) return it->second;
+    const int l = attention_layer({&value});
+    PlannedHead head{HeadKind::kCount, "#" + label, {}, value, {}};
     head.raw = coord("frac:#" + label, l);
     layer(l).heads.push_back(head);
-    memo_[key] = head.raw;
+    memo_heads_[key] = head.raw;
     return head.raw;
   }
 
@@ -245,33 +412,46 @@ class Builder {
     std::string key = "sign:";
     for (const auto& [c, w] : e.terms) key += fmt::format("{}*{},", w, c);
     key += known ? "1" : "0";
-    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-    int l = 0;
-    for (const auto& [c, w] : e.terms) l = std::max(l, ready_[c] + 1);
+    if (auto it = memo_heads_.find(key); it != memo_heads_.end()) return it->second;
+    const int l = attention_layer({&e});
     PlannedHead head{HeadKind::kSign, label, {}, LinearForm{{{plan_.bos, 1.0}}}, e};
     head.raw = coord("att:" + label, l);
     head.result = coord("sub:" + label, l, known ? 1 : 0);  // the compile-time value at point 0
     layer(l).heads.push_back(head);
-    layer(l).ffn.push_back(GlueOp{GlueKind::kSignRound, head.result, {head.raw, known ? 1 : 0}});
-    memo_[key] = head.result;
+    layer(l).ffn.push_back(GlueOp{.kind = GlueKind::kSignRound, .target = head.result, .inputs = {head.raw, known ? 1 : 0}});
+    memo_heads_[key] = head.result;
     return head.result;
   }
 
-  bool is_token(int c) const {
-    for (const auto& [sym, t] : plan_.tokens) {
-      if (t == c) return true;
-    }
-    return false;
+  // x <-> y: not a threshold of x and y, so both are written as exact bits
+  // first; 1 - ReLU(x - y) - ReLU(y - x).
+  Test iff(const Test& x, const Test& y, const std::string& label, const std::string& x_label,
+           const std::string& y_label) {
+    const int a = materialize(x, false, x_label), b = materialize(y, false, y_label);
+    const std::pair<int, int> key{a, b};
+    if (auto it = memo_iff_.find(key); it != memo_iff_.end()) return literal(it->second);
+    int bv = -1;
+    if (bos_value_[a] >= 0 && bos_value_[b] >= 0) bv = bos_value_[a] == bos_value_[b];
+    const int l = std::max(ffn_first(a), ffn_first(b));
+    const int target = coord(label, l, bv);
+    layer(l).ffn.push_back(GlueOp{.kind = GlueKind::kIff, .target = target, .inputs = {a, b}});
+    memo_iff_[key] = target;
+    return literal(target);
   }
 
-  std::unordered_map<logic::Formula, int> done;
+  std::unordered_map<logic::Formula, Test> done;
 
  private:
+  // "sub:LABEL" for a head's raw output "att:LABEL".
+  std::string head_label(int raw) const { return plan_.coords[raw].substr(4); }
+
   Plan& plan_;
   std::vector<int> ready_;
   std::vector<int> bos_value_;  // the 0/1 value at the BOS row when it is the same for every word, else -1
-  std::unordered_map<std::string, int> memo_;  // heads: since/until, count, sign
-  std::unordered_map<GlueKey, int, GlueKeyHash> glue_memo_;
+  std::vector<bool> raw_;       // a since/until head's raw output
+  std::unordered_map<TestKey, int, TestKeyHash> memo_;         // materialized tests
+  std::unordered_map<std::string, int> memo_heads_;            // heads: since/until, count, sign
+  std::map<std::pair<int, int>, int> memo_iff_;
 };
 
 // How a subformula is written in labels: in full, or, for a formula DAG with
@@ -331,72 +511,70 @@ void add_input_coords(Plan& plan, Builder& b, logic::Formula root) {
 }
 
 // Plans every subformula once (b.done), children first: Boolean operators as
-// glue, temporal operators as since/until heads, comparisons of counts as
-// count and sign heads.
+// tests (and/or of literals, written to a coordinate only where a head, an
+// iff or the readout needs one), temporal operators as since/until heads,
+// comparisons of counts as count and sign heads.
 class FormulaPlanner {
  public:
   FormulaPlanner(Plan& plan, Builder& b, const logic::Names* names) : plan_(plan), b_(b), names_(names) {}
 
-  // The coordinate holding f.
-  int build(logic::Formula f) {
+  // The test that decides f.
+  Test build(logic::Formula f) {
     if (auto it = b_.done.find(f); it != b_.done.end()) return it->second;
     Plan& plan = plan_;
     Builder& b = b_;
-    const logic::Names* names = names_;
     const logic::Node& n = *f;
-    const std::string label = text_of(f, names);
+    const std::string label = text_of(f, names_);
     auto kid = [&](int k) { return build(n.kids[k]); };
-    auto negation = [&](logic::Formula g) { return b.glue(GlueKind::kNot, {build(g)}, sub_label(logic::not_(g))); };
-    int out = -1;
+    auto kid_label = [&](int k) { return sub_label(n.kids[k]); };
+    auto not_label = [&](logic::Formula g) { return sub_label(logic::not_(g)); };
+    const Test always = constant(true), never = constant(false);
+    Test out;
     switch (n.op) {
-      case Op::kTrue: out = plan.one; break;
-      case Op::kFalse: out = b.zero(); break;
-      case Op::kLetter: out = plan.tokens.at(n.letter); break;
+      case Op::kTrue: out = always; break;
+      case Op::kFalse: out = never; break;
+      case Op::kLetter: out = literal(plan.tokens.at(n.letter)); break;
       case Op::kMod:
         for (const auto& [m, first] : plan.mod_features) {
-          if (m == n.m) out = first + static_cast<int>(n.r);
+          if (m == n.m) out = literal(first + static_cast<int>(n.r));
         }
         break;
-      case Op::kNot: out = b.glue(GlueKind::kNot, {kid(0)}, "sub:" + label); break;
+      case Op::kNot: out = negate(kid(0)); break;
       case Op::kAnd:
       case Op::kOr: {
-        std::vector<int> in;
-        for (std::size_t k = 0; k < n.kids.size(); ++k) in.push_back(kid(static_cast<int>(k)));
-        out = b.glue(n.op == Op::kAnd ? GlueKind::kAnd : GlueKind::kOr, in, "sub:" + label);
+        std::vector<Test> in;
+        std::vector<std::string> labels;
+        for (std::size_t k = 0; k < n.kids.size(); ++k) {
+          in.push_back(kid(static_cast<int>(k)));
+          labels.push_back(kid_label(static_cast<int>(k)));
+        }
+        out = b.combine(n.op == Op::kAnd, in, labels);
         break;
       }
-      case Op::kImplies: out = b.glue(GlueKind::kImplies, {kid(0), kid(1)}, "sub:" + label); break;
-      case Op::kIff: out = b.glue(GlueKind::kIff, {kid(0), kid(1)}, "sub:" + label); break;
+      case Op::kImplies: out = b.combine(false, {negate(kid(0)), kid(1)}, {not_label(n.kids[0]), kid_label(1)}); break;
+      case Op::kIff: out = b.iff(kid(0), kid(1), "sub:" + label, kid_label(0), kid_label(1)); break;
       // Past: Y p = false S p, O p = true S p, H p = !O !p, first = !Y true.
-      case Op::kYesterday: out = b.temporal(true, b.zero(), kid(0), label); break;
-      case Op::kOnce: out = b.temporal(true, plan.one, kid(0), label); break;
-      case Op::kSince: out = b.temporal(true, kid(0), kid(1), label); break;
+      case Op::kYesterday: out = b.temporal(true, never, kid(0), label, "sub:true", kid_label(0)); break;
+      case Op::kOnce: out = b.temporal(true, always, kid(0), label, "sub:false", kid_label(0)); break;
+      case Op::kSince: out = b.temporal(true, kid(0), kid(1), label, not_label(n.kids[0]), kid_label(1)); break;
       case Op::kHistorically: {
         const logic::Formula inner = logic::once(logic::not_(n.kids[0]));
-        const int o = b.temporal(true, plan.one, negation(n.kids[0]), text_of(inner, names));
-        out = b.glue(GlueKind::kNot, {o}, "sub:" + label);
+        out = negate(b.temporal(true, always, negate(kid(0)), text_of(inner, names_), "sub:false",
+                                not_label(n.kids[0])));
         break;
       }
-      case Op::kFirst: {
-        const int y = b.temporal(true, b.zero(), plan.one, "Y true");
-        out = b.glue(GlueKind::kNot, {y}, "sub:first");
-        break;
-      }
+      case Op::kFirst: out = negate(b.temporal(true, never, always, "Y true", "sub:true", "sub:true")); break;
       // Future mirrors: X p = false U p, F p = true U p, G p = !F !p, last = !X true.
-      case Op::kNext: out = b.temporal(false, b.zero(), kid(0), label); break;
-      case Op::kEventually: out = b.temporal(false, plan.one, kid(0), label); break;
-      case Op::kUntil: out = b.temporal(false, kid(0), kid(1), label); break;
+      case Op::kNext: out = b.temporal(false, never, kid(0), label, "sub:true", kid_label(0)); break;
+      case Op::kEventually: out = b.temporal(false, always, kid(0), label, "sub:false", kid_label(0)); break;
+      case Op::kUntil: out = b.temporal(false, kid(0), kid(1), label, not_label(n.kids[0]), kid_label(1)); break;
       case Op::kGlobally: {
         const logic::Formula inner = logic::eventually(logic::not_(n.kids[0]));
-        const int fo = b.temporal(false, plan.one, negation(n.kids[0]), text_of(inner, names));
-        out = b.glue(GlueKind::kNot, {fo}, "sub:" + label);
+        out = negate(b.temporal(false, always, negate(kid(0)), text_of(inner, names_), "sub:false",
+                                not_label(n.kids[0])));
         break;
       }
-      case Op::kLast: {
-        const int x = b.temporal(false, b.zero(), plan.one, "X true");
-        out = b.glue(GlueKind::kNot, {x}, "sub:last");
-        break;
-      }
+      case Op::kLast: out = negate(b.temporal(false, never, always, "X true", "sub:true", "sub:true")); break;
       case Op::kCompare: out = compare(n, label); break;
     }
     b.done[f] = out;
@@ -407,11 +585,10 @@ class FormulaPlanner {
   std::string sub_label(logic::Formula f) const { return "sub:" + text_of(f, names_); }
 
   // lhs < rhs (and <=, >, >=, =, !=) on counts: the sign of D = rhs - lhs.
-  int compare(const logic::Node& n, const std::string& label) {
+  Test compare(const logic::Node& n, const std::string& label) {
     Builder& b = b_;
     const logic::Names* names = names_;
     // D = rhs - lhs as count fractions: sum c_k #phi_k / (i+1), constants via 1/(i+1).
-    plan_.counting = true;
     LinearForm d;
     auto add_term = [&](const logic::Term& t, double sign) {
       for (const auto& [coef, g] : t.counts) {
@@ -426,7 +603,7 @@ class FormulaPlanner {
       LinearForm e;
       for (const auto& [coord, weight] : d.terms) e.terms.emplace_back(coord, sign * weight);
       e.terms.emplace_back(b.frac_one(), half);
-      return b.positive(e, known, what);
+      return literal(b.positive(e, known, what));
     };
     using logic::Cmp;
     switch (n.cmp) {
@@ -436,18 +613,19 @@ class FormulaPlanner {
       case Cmp::kGe: return test(-1, 0.5, d0 <= 0, label);
       case Cmp::kEq:
       case Cmp::kNe: {
-        const int le = test(1, 0.5, d0 >= 0, label + " (D >= 0)");
-        const int ge = test(-1, 0.5, d0 <= 0, label + " (D <= 0)");
-        const int eq = b.glue(GlueKind::kAnd, {le, ge}, "sub:" + label + (n.cmp == Cmp::kEq ? "" : " (=)"));
-        return n.cmp == Cmp::kEq ? eq : b.glue(GlueKind::kNot, {eq}, "sub:" + label);
+        const Test le = test(1, 0.5, d0 >= 0, label + " (D >= 0)");
+        const Test ge = test(-1, 0.5, d0 <= 0, label + " (D <= 0)");
+        const Test eq = b.combine(true, {le, ge}, {"", ""});  // literals: nothing to write
+        return n.cmp == Cmp::kEq ? eq : negate(eq);
       }
     }
-    return -1;
+    return never_;
   }
 
   Plan& plan_;
   Builder& b_;
   const logic::Names* names_;
+  const Test never_ = constant(false);
 };
 
 }  // namespace
@@ -458,9 +636,12 @@ Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, d
   plan.formula = names ? logic::to_string(root, *names) : logic::to_string(root);
   plan.pe = pe;
   plan.c = c;
+  // Comparisons set the schedule (and so the heads' leak) of the whole model.
+  for (logic::Formula f : logic::subformulas(root)) plan.counting = plan.counting || f->op == logic::Op::kCompare;
   Builder b(plan);
   add_input_coords(plan, b, root);
-  plan.output = FormulaPlanner(plan, b, names).build(root);
+  const Test out = FormulaPlanner(plan, b, names).build(root);
+  plan.output = b.materialize(out, false, "sub:" + text_of(root, names));
   return plan;
 }
 
@@ -501,7 +682,9 @@ std::string Plan::describe() const {
       std::vector<std::string> in;
       for (int i : op.inputs) in.push_back(coords[i]);
       if (op.kind == GlueKind::kSignRound) in[1] = fmt::format("value at BOS {}", op.inputs[1]);
-      out += fmt::format("  ffn  {}({}) -> {}  [{} units]\n", glue_name(op.kind), fmt::join(in, ", "),
+      const std::string what =
+          op.kind == GlueKind::kThreshold ? op.expr : fmt::format("{}({})", glue_name(op), fmt::join(in, ", "));
+      out += fmt::format("  ffn  {} -> {}  [{} units]\n", what,
                          coords[op.target], op.units());
     }
   }
@@ -538,7 +721,14 @@ nlohmann::ordered_json Plan::to_json() const {
       std::vector<std::string> in;
       for (int i : op.inputs) in.push_back(coords[i]);
       if (op.kind == GlueKind::kSignRound) in[1] = fmt::format("value at BOS {}", op.inputs[1]);
-      l["ffn"].push_back({{"op", glue_name(op.kind)}, {"inputs", in}, {"writes", coords[op.target]}, {"units", op.units()}});
+      nlohmann::ordered_json o = {{"op", glue_name(op)}, {"inputs", in}};
+      if (op.kind == GlueKind::kThreshold) {
+        o["computes"] = op.expr;
+        o["rounds"] = op.form == ThresholdForm::kRho;
+      }
+      o["writes"] = coords[op.target];
+      o["units"] = op.units();
+      l["ffn"].push_back(std::move(o));
     }
     j["plan"].push_back(std::move(l));
   }

@@ -3,12 +3,15 @@
 // coordinate holds what (docs/theory.md, 'The constructions'; the constructions and
 // their bounds are written out in compile/plan.cc where they are used).
 //
-// Every Boolean subformula has its own residual coordinate holding an exact
-// 0/1 at every position (BOS included). Temporal operators are reduced to two
-// heads: since (Y O H S first) and until (X F G U last); Boolean glue and the
-// rounding that makes each head's output exact again live in the FFNs.
-// Subformulas shared by several parents are computed once; heads whose
-// inputs are ready at the same depth run in parallel in one layer.
+// Every coordinate an FFN writes holds an exact 0/1 at every position (BOS
+// included). Temporal operators are reduced to two heads: since (Y O H S
+// first) and until (X F G U last). Boolean glue is kept as an and/or of
+// literals until something needs it in a coordinate, so nested Boolean
+// operators cost one FFN, and an FFN reads heads' raw outputs directly: the
+// rounding that makes a head's output exact again is fused with the glue
+// that consumes it. Subformulas shared by several parents are computed once;
+// heads whose inputs are ready at the same depth run in parallel in one
+// layer.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -33,15 +36,34 @@ struct LinearForm {
   std::string describe(const std::vector<std::string>& coords) const;
 };
 
-// kSignRound: result = 1 - rho(raw) + bos * inputs[1] (the comparison's known value at BOS).
-enum class GlueKind { kNot, kAnd, kOr, kImplies, kIff, kRound, kStop, kValue, kSignRound };
+// kThreshold: result = [t >= 1] for t = sum_k w_k x_k + bias (integer
+// weights), evaluated exactly by `form` (docs/compiler.md, "Boolean glue").
+// Every Boolean operation, rounding, and a head's prepared stop and value is
+// one. Its inputs are exact bits (embeddings, FFN results) or since/until
+// heads' raw outputs, which are within eps of a bit; with raw inputs the
+// form rounds (kRho), which is exact while eps * sum |w_raw| <= 1/4.
+// kIff: result = [x = y] on exact bits. kSignRound: result = 1 - rho(raw) +
+// bos * inputs[1] (the comparison's known value at BOS).
+enum class GlueKind { kThreshold, kIff, kSignRound };
+
+enum class ThresholdForm {
+  kRelu,      // exact bits, t <= 1 always (and, not): ReLU(t)
+  kOneMinus,  // exact bits, t >= 0 always (or): 1 - ReLU(1 - t)
+  kClamp,     // exact bits: ReLU(t) - ReLU(t - 1)
+  kRho,       // raw head outputs among the inputs: rho(t) = ReLU(2t - 1/2) - ReLU(2t - 3/2)
+};
 
 // One FFN computation: writes `target` (a fresh coordinate) from `inputs`.
 struct GlueOp {
-  GlueKind kind;
-  int target;
-  std::vector<int> inputs;  // kStop: {guard, event}; kValue: {event}; kRound: {raw}
-  int units() const;        // hidden ReLU units it costs
+  GlueKind kind = GlueKind::kThreshold;
+  int target = -1;
+  std::vector<int> inputs{};  // kIff: {x, y}; kSignRound: {raw, value at BOS}; kThreshold: the terms' coordinates
+  std::vector<std::pair<int, int>> terms{};  // kThreshold: (coordinate, weight)
+  int bias = 0;                            // kThreshold
+  ThresholdForm form = ThresholdForm::kRelu;
+  int raw_inputs = 0;  // kThreshold: how many since/until heads' raw outputs it reads (kRho when > 0)
+  std::string expr{};  // kThreshold: what it computes, e.g. "and(tok:a, !att:Y b)", for `analyze`
+  int units() const;  // hidden ReLU units it costs
 };
 
 enum class HeadKind {
@@ -73,6 +95,11 @@ struct Plan {
   PeMode pe = PeMode::kBounded;
   double c = 3.0;  // beta(n) = c (n+1) bounded, c unbounded
   bool counting = false;  // has comparisons: beta(n) = 4 (n+1) ln(n+1) in both modes
+  // The bound on a since/until head's raw output's distance from its bit:
+  // 1/(e^c - 1), or 1/15 under the comparisons' schedule (beta * delta >=
+  // 4 ln 2 for n >= 1). An FFN may read raw outputs whose weights sum to at
+  // most 1/(4 eps) and still round exactly.
+  double head_leak() const;
   std::vector<std::string> coords;
   int one = -1, bos = -1, zero = -1;
   int pos_fraction = -1, pos_index = -1, pos_length = -1;
@@ -83,6 +110,11 @@ struct Plan {
   int output = -1;
 
   int heads() const;
+  // The most raw head outputs one threshold reads (1 when every head is
+  // rounded on its own, 0 without since/until heads): rounding is exact
+  // while that many leaks add up to at most 1/4, i.e. beta * delta >=
+  // ln(4 m + 1) (compile/acceptor.h, proven_beta).
+  int max_raw_inputs() const;
   int ffn_units() const;
   std::string describe() const;  // the printable plan (`softhat analyze`)
   nlohmann::ordered_json to_json() const;  // the same, as analyze --json writes it (docs/json.md)

@@ -19,12 +19,19 @@ using namespace softhat;
 
 using words::all_words;
 
+namespace {
+logic::RandomFormulaOptions random_options(const std::string& alphabet, int depth) {
+  logic::RandomFormulaOptions o;
+  o.alphabet = alphabet;
+  o.max_depth = depth;
+  return o;
+}
+}  // namespace
+
 TEST_CASE("compiler: random formulas agree with the evaluator on every word to length 8", "[compile]") {
   const std::vector<std::string> words = all_words("ab", 8);
   std::mt19937_64 rng = derived_rng(17, "compile-random");
-  logic::RandomFormulaOptions o;
-  o.alphabet = "ab";
-  o.max_depth = 4;
+  logic::RandomFormulaOptions o = random_options("ab", 4);
   o.modular = true;
   std::set<logic::Op> ops;  // the operators the sample exercised
   for (int k = 0; k < 520; ++k) {
@@ -177,4 +184,81 @@ TEST_CASE("compiler: every catalogue formula in the fragment compiles and agrees
     ++checked;
   }
   CHECK(checked >= 20);
+}
+
+// The planner rounds a head's output in the FFN that reads it, together with
+// the Boolean glue around it (compile/plan.h): one threshold may sum up to m
+// raw outputs, exact while m leaks add up to at most 1/4, i.e. at beta*delta
+// >= ln(4m + 1). These run every word at that temperature (a hair above it),
+// where a planner that let one FFN read more outputs than its bound allows
+// could round wrongly, and require exact Booleans (output margin exactly 1/2).
+TEST_CASE("compiler: fused rounding is exact at the proven temperature ln(4m+1)", "[compile]") {
+  const std::vector<std::string> words = all_words("ab", 8);
+  std::mt19937_64 rng = derived_rng(41, "compile-fused");
+  const logic::RandomFormulaOptions o = random_options("ab", 4);
+  std::vector<logic::Formula> formulas;
+  // Wide conjunctions of heads: six raw outputs meet in one and, more than
+  // the four one FFN may read at c = 3.
+  for (const char* text : {"Y a & X b & O(b & Y a) & F(a & X a) & !Y Y b & !X X a",
+                           "Y a | X b | O(b & Y a) | F(a & X a) | !H b | !G a | (a S Y b)",
+                           "O(Y a & X b & !Y b & !X a & O b & F a)"}) {
+    formulas.push_back(logic::parse(text, "ab"));
+  }
+  for (int k = 0; k < 120; ++k) formulas.push_back(logic::random_formula(rng, o));
+  int widest = 0;
+  for (std::size_t k = 0; k < formulas.size(); ++k) {
+    const logic::Formula f = formulas[k];
+    const compile::PeMode pe = k % 2 ? compile::PeMode::kUnbounded : compile::PeMode::kBounded;
+    const compile::Compiled c = compile::compile_formula(f, "ab", {pe, compile::kDefaultC});
+    const int m = c.plan.max_raw_inputs();
+    widest = std::max(widest, m);
+    REQUIRE(m <= 4);  // 4 / (e^3 - 1) <= 1/4 < 5 / (e^3 - 1)
+    model::RunOptions proven;
+    const double bd = std::log(4.0 * std::max(m, 1) + 1) * (1 + 1e-6);
+    proven.beta = model::BetaSchedule{bd, pe == compile::PeMode::kBounded ? 1.0 : 0.0, 0.0};
+    const model::Engine engine(c.model);
+    for (const std::string& w : words) {
+      INFO(logic::to_string(f) << " (" << compile::pe_name(pe) << ", m = " << m << ") on \"" << w << "\"");
+      const model::RunResult r = engine.run(w, proven);
+      REQUIRE(r.accepted == logic::accepts(f, w));
+      REQUIRE(r.output_margin == 0.5);
+    }
+  }
+  CHECK(widest == 4);  // the wide conjunctions reached the bound
+}
+
+TEST_CASE("compiler: comparisons' schedule lets one FFN read at most 3 heads' outputs", "[compile]") {
+  // Under beta(n) = 4 (n+1) ln(n+1) a since/until head leaks at most 1/15.
+  const logic::Formula f = logic::parse("#a > #b & Y a & X b & O(b & Y a) & F(a & X a) & !Y Y b", "ab");
+  const compile::Compiled c = compile::compile_formula(f, "ab");
+  CHECK(c.plan.counting);
+  CHECK(c.plan.max_raw_inputs() == 3);
+  const model::Engine engine(c.model);
+  for (const std::string& w : all_words("ab", 9)) {
+    INFO(w);
+    const model::RunResult r = engine.run(w);
+    REQUIRE(r.accepted == logic::accepts(f, w));
+    REQUIRE(r.output_margin == 0.5);
+  }
+}
+
+TEST_CASE("compiler: temporal nesting d deep takes d layers", "[compile]") {
+  // Each level: the head, then in the same layer's FFN the glue that reads
+  // its output and prepares the next head's stop and value.
+  for (const auto& [text, depth] : std::vector<std::pair<std::string, std::size_t>>{
+           {"Y a", 1},
+           {"O(a & Y b)", 2},
+           {"!(a & Y a) & !O(a & Y a) & !(b & Y b) & !O(b & Y b) & !a", 2},
+           {"O(a & Y(b & O(a & Y b)))", 4},
+           {"F(a & X(b | !F(a & X b)))", 4},
+           // A since/until whose stop is an or around an and of a head's output
+           // (!a | (b & Y a)) writes the and first: one FFN-only layer.
+           {"(a S (b & Y a)) & !(b U (a & X b))", 3}}) {
+    const logic::Formula f = logic::parse(text, "ab");
+    const compile::Compiled c = compile::compile_formula(f, "ab");
+    INFO(text << "\n" << c.plan.describe());
+    CHECK(c.plan.layers.size() == depth);
+    const model::Engine engine(c.model);
+    for (const std::string& w : all_words("ab", 7)) REQUIRE(engine.run(w).accepted == logic::accepts(f, w));
+  }
 }
