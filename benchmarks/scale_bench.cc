@@ -17,6 +17,8 @@
 // printed, and the exit status is 1). --export DIR writes each model file and
 // its words (DIR/NAME.safetensors, DIR/NAME.words) for the numpy/PyTorch side
 // (benchmarks/python_scale.py). --quick: a quarter of the words, no n = 10^6.
+// --only NAME: that catalogue language, or that automaton of the folder
+// (chosen among the 20 or not).
 // Not a test: it prints numbers.
 #include <fmt/format.h>
 
@@ -111,6 +113,7 @@ std::vector<Case> cases(const std::string& att_dir, const std::string& only) {
   }
   std::sort(files.begin(), files.end());
   for (const fs::path& f : files) {
+    if (!only.empty() && f.stem().string() != only) continue;  // --only: any automaton of the folder
     lang::LanguageSpec spec;
     spec.name = f.stem().string();
     spec.automaton = lang::read_text_file(f.string());
@@ -124,6 +127,10 @@ std::vector<Case> cases(const std::string& att_dir, const std::string& only) {
       continue;  // no transformer for it
     }
     sized.push_back({nnz, {l->name(), "mlregtest", l}});
+  }
+  if (!only.empty()) {
+    for (auto& [nnz, c] : sized) out.push_back(std::move(c));
+    return out;
   }
   std::stable_sort(sized.begin(), sized.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   const std::size_t want = std::min<std::size_t>(20, sized.size());
