@@ -38,6 +38,13 @@ std::string LinearForm::describe(const std::vector<std::string>& coords) const {
   return out;
 }
 
+std::vector<int> GlueOp::input_coords() const {
+  if (kind != GlueKind::kThreshold) return inputs;
+  std::vector<int> out;
+  for (const auto& [c, w] : terms) out.push_back(c);
+  return out;
+}
+
 int GlueOp::units() const {
   switch (kind) {
     case GlueKind::kThreshold: return form == ThresholdForm::kRelu || form == ThresholdForm::kOneMinus ? 1 : 2;
@@ -259,22 +266,22 @@ class Builder {
     // its literals; a wide test (more than kFuseMax) costs fewer weights
     // reading the heads' outputs rounded on their own (two weights each,
     // shared), at the price of one FFN stage.
+    // A raw literal replaced by the head's output rounded on its own.
+    auto round_on_its_own = [&](Lit& l) { l = Lit{materialize(literal(l.coord), false, "sub:" + head_label(l.coord)), l.neg}; };
     if (t.lits.size() > kFuseMax && raw_count() > 0) {
       for (Lit& l : t.lits) {
-        if (raw_[l.coord]) l = Lit{materialize(literal(l.coord), false, "sub:" + head_label(l.coord)), l.neg};
+        if (raw_[l.coord]) round_on_its_own(l);
       }
       std::sort(t.lits.begin(), t.lits.end());
     }
     if (raw_count() > 1 && raw_count() * eps > 0.25) {
-      std::vector<Lit> raws;
-      for (const Lit& l : t.lits) {
-        if (raw_[l.coord]) raws.push_back(l);
-      }
-      std::stable_sort(raws.begin(), raws.end(), [&](const Lit& a, const Lit& b) { return ready_[a.coord] < ready_[b.coord]; });
-      for (const Lit& r : raws) {
-        if (raw_count() * eps <= 0.25) break;
-        const int exact = materialize(literal(r.coord), false, "sub:" + head_label(r.coord));
-        std::replace(t.lits.begin(), t.lits.end(), r, Lit{exact, r.neg});
+      // The earliest heads first (stable among equals: the literals' order).
+      std::stable_sort(t.lits.begin(), t.lits.end(), [&](const Lit& a, const Lit& b) {
+        return raw_[a.coord] > raw_[b.coord] || (raw_[a.coord] && raw_[b.coord] && ready_[a.coord] < ready_[b.coord]);
+      });
+      for (Lit& l : t.lits) {
+        if (!raw_[l.coord] || raw_count() * eps <= 0.25) break;
+        round_on_its_own(l);
       }
       std::sort(t.lits.begin(), t.lits.end());
     }
@@ -287,7 +294,6 @@ class Builder {
     std::vector<std::string> shown;
     for (const Lit& lit : t.lits) {
       op.terms.emplace_back(lit.coord, lit.neg ? -1 : 1);
-      op.inputs.push_back(lit.coord);
       op.bias += lit.neg ? 1 : 0;
       l = std::max(l, ffn_first(lit.coord));
       op.raw_inputs += raw_[lit.coord] ? 1 : 0;
@@ -298,12 +304,10 @@ class Builder {
       if (not_bos) {
         op.terms.emplace_back(plan_.bos, -1);  // and !bos
         shown.push_back("!bos");
-        op.inputs.push_back(plan_.bos);
       }
       op.form = ThresholdForm::kRelu;
     } else {
       if (not_bos) op.terms.emplace_back(plan_.bos, -k);  // t <= k, so t - k bos <= 0 at BOS
-      if (not_bos) op.inputs.push_back(plan_.bos);
       op.form = not_bos ? ThresholdForm::kClamp : ThresholdForm::kOneMinus;
     }
     const bool rounds = op.raw_inputs > 0;
@@ -387,9 +391,7 @@ class Builder {
     const LinearForm stop = head_input(stop_test, "stop:" + label);
     const LinearForm value = head_input(event, "value:" + label);
     std::string key = since ? "S:" : "U:";
-    for (const auto& [c, w] : stop.terms) key += fmt::format("{}*{},", w, c);
-    key += ";";
-    for (const auto& [c, w] : value.terms) key += fmt::format("{}*{},", w, c);
+    key += form_key(stop) + ";" + form_key(value);
     if (auto it = memo_heads_.find(key); it != memo_heads_.end()) return literal(it->second);
     const int l = attention_layer({&stop, &value});
     PlannedHead head{since ? HeadKind::kSince : HeadKind::kUntil, label, stop, value, {}};
@@ -403,8 +405,7 @@ class Builder {
   // #phi / (i+1) by a uniform head over j <= i (BOS in the denominator).
   int count(const Test& phi, const std::string& label) {
     const LinearForm value = head_input(phi, "value:#" + label);
-    std::string key = "#:";
-    for (const auto& [c, w] : value.terms) key += fmt::format("{}*{},", w, c);
+    const std::string key = "#:" + form_key(value);
     if (auto it = memo_heads_.find(key); it != memo_heads_.end()) return it->second;
     const int l = attention_layer({&value});
     PlannedHead head{HeadKind::kCount, "#" + label, {}, value, {}};
@@ -426,9 +427,7 @@ class Builder {
   // [E > 0] where E (a linear form in count fractions) is a nonzero multiple
   // of 1/(2(i+1)); `known` is the value at BOS (the contract's point 0).
   int positive(const LinearForm& e, bool known, const std::string& label) {
-    std::string key = "sign:";
-    for (const auto& [c, w] : e.terms) key += fmt::format("{}*{},", w, c);
-    key += known ? "1" : "0";
+    const std::string key = "sign:" + form_key(e) + (known ? "1" : "0");
     if (auto it = memo_heads_.find(key); it != memo_heads_.end()) return it->second;
     const int l = attention_layer({&e});
     PlannedHead head{HeadKind::kSign, label, {}, LinearForm{{{plan_.bos, 1.0}}}, e};
@@ -459,6 +458,13 @@ class Builder {
   std::unordered_map<logic::Formula, Test> done;
 
  private:
+  // A head's linear form as its memo key.
+  static std::string form_key(const LinearForm& f) {
+    std::string key;
+    for (const auto& [c, w] : f.terms) key += fmt::format("{}*{},", w, c);
+    return key;
+  }
+
   // "sub:LABEL" for a head's raw output "att:LABEL".
   std::string head_label(int raw) const { return plan_.coords[raw].substr(4); }
 
@@ -697,7 +703,7 @@ std::string Plan::describe() const {
     }
     for (const GlueOp& op : layers[l].ffn) {
       std::vector<std::string> in;
-      for (int i : op.inputs) in.push_back(coords[i]);
+      for (int i : op.input_coords()) in.push_back(coords[i]);
       if (op.kind == GlueKind::kSignRound) in[1] = fmt::format("value at BOS {}", op.inputs[1]);
       const std::string what =
           op.kind == GlueKind::kThreshold ? op.expr : fmt::format("{}({})", glue_name(op), fmt::join(in, ", "));
@@ -736,7 +742,7 @@ nlohmann::ordered_json Plan::to_json() const {
     l["ffn"] = nlohmann::ordered_json::array();
     for (const GlueOp& op : layer.ffn) {
       std::vector<std::string> in;
-      for (int i : op.inputs) in.push_back(coords[i]);
+      for (int i : op.input_coords()) in.push_back(coords[i]);
       if (op.kind == GlueKind::kSignRound) in[1] = fmt::format("value at BOS {}", op.inputs[1]);
       nlohmann::ordered_json o = {{"op", glue_name(op)}, {"inputs", in}};
       if (op.kind == GlueKind::kThreshold) {

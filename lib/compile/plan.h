@@ -57,13 +57,14 @@ enum class ThresholdForm {
 struct GlueOp {
   GlueKind kind = GlueKind::kThreshold;
   int target = -1;
-  std::vector<int> inputs{};  // kIff: {x, y}; kSignRound: {raw, value at BOS}; kThreshold: the terms' coordinates
+  std::vector<int> inputs{};  // kIff: {x, y}; kSignRound: {raw, value at BOS}; kThreshold: unused (see terms)
   std::vector<std::pair<int, int>> terms{};  // kThreshold: (coordinate, weight)
   int bias = 0;                            // kThreshold
   ThresholdForm form = ThresholdForm::kRelu;
   int raw_inputs = 0;  // kThreshold: how many since/until heads' raw outputs it reads (kRho when > 0)
   std::string expr{};  // kThreshold: what it computes, e.g. "and(tok:a, !att:Y b)", for `analyze`
   int units() const;  // hidden ReLU units it costs
+  std::vector<int> input_coords() const;  // the coordinates it reads (kSignRound: {raw, value at BOS})
 };
 
 enum class HeadKind {
