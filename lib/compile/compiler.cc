@@ -1,6 +1,7 @@
 #include "compile/compiler.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <cmath>
@@ -19,13 +20,25 @@ namespace {
 
 using model::Mask;
 
-// The configuration of one planned head: its widths, mask and hard kind.
-model::HeadConfig head_config(const PlannedHead& h) {
-  switch (h.kind) {
-    case HeadKind::kSince: return {3, 1, Mask::kStrictFuture, model::HardKind::kRightmost, "since " + h.label};
-    case HeadKind::kUntil: return {3, 1, Mask::kStrictPast, model::HardKind::kLeftmost, "until " + h.label};
-    case HeadKind::kCount: return {1, 1, Mask::kFuture, model::HardKind::kAverage, "count " + h.label};
-    case HeadKind::kSign: return {1, 1, Mask::kFuture, model::HardKind::kAverage, "sign " + h.label};
+const char* head_kind_name(HeadKind k) {
+  switch (k) {
+    case HeadKind::kSince: return "since";
+    case HeadKind::kUntil: return "until";
+    case HeadKind::kCount: return "count";
+    case HeadKind::kSign: return "sign";
+  }
+  throw std::logic_error("plan_to_model: unknown head kind");
+}
+
+// The configuration of one model head: the widths, mask and hard kind of its
+// planned heads' kind, one value column each, and their labels.
+model::HeadConfig head_config(HeadKind kind, int values, const std::vector<std::string>& labels) {
+  const std::string label = fmt::format("{} {}", head_kind_name(kind), fmt::join(labels, "; "));
+  switch (kind) {
+    case HeadKind::kSince: return {3, values, Mask::kStrictFuture, model::HardKind::kRightmost, label};
+    case HeadKind::kUntil: return {3, values, Mask::kStrictPast, model::HardKind::kLeftmost, label};
+    case HeadKind::kCount: return {1, values, Mask::kFuture, model::HardKind::kAverage, label};
+    case HeadKind::kSign: return {1, values, Mask::kFuture, model::HardKind::kAverage, label};
   }
   throw std::logic_error("plan_to_model: unknown head kind");
 }
@@ -63,7 +76,17 @@ model::ModelConfig model_config(const Plan& plan) {
     model::LayerConfig lc;
     lc.label = fmt::format("layer {}", l);
     for (const GlueOp& op : plan.layers[l].ffn) lc.ffn_hidden += op.units();
-    for (const PlannedHead& h : plan.layers[l].heads) lc.heads.push_back(head_config(h));
+    // One model head per group of planned heads sharing their attention (plan.h).
+    const PlannedLayer& pl = plan.layers[l];
+    std::vector<std::vector<std::string>> labels(pl.model_heads());
+    std::vector<HeadKind> kinds(pl.model_heads());
+    for (const PlannedHead& h : pl.heads) {
+      labels[h.group].push_back(h.label);  // in slot order: a group's slots are added in order
+      kinds[h.group] = h.kind;
+    }
+    for (std::size_t g = 0; g < labels.size(); ++g) {
+      lc.heads.push_back(head_config(kinds[g], static_cast<int>(labels[g].size()), labels[g]));
+    }
     cfg.layers.push_back(std::move(lc));
   }
   cfg.readout = {plan.output, 0.5};
@@ -96,12 +119,15 @@ void put(model::Matrix& w, int row, const LinearForm& f) {
 }
 
 // One head's query, key, value and output weights.
-void write_head(const Plan& plan, const PlannedHead& head, model::HeadWeights& w) {
-  w.o(head.raw, 0) = 1;
+// A head that shares its model head with earlier ones (same attention)
+// writes only its value column; the first writes the query and key.
+void write_head(const Plan& plan, const PlannedHead& head, model::HeadWeights& w, bool first) {
+  w.o(head.raw, head.slot) = 1;
+  put(w.v, head.slot, head.value);
+  if (!first) return;
   if (head.kind == HeadKind::kCount) {
     // Uniform attention (q = k = 0) over j <= i with BOS: i+1 keys, so the
     // output is exactly #phi(i)/(i+1) (value phi at real positions, 0 at BOS).
-    put(w.v, 0, head.value);
     return;
   }
   if (head.kind == HeadKind::kSign) {
@@ -113,7 +139,6 @@ void write_head(const Plan& plan, const PlannedHead& head, model::HeadWeights& w
     put(w.q, 0, head.query);
     w.k(0, plan.one) = 1;
     w.k(0, plan.bos) = -1;
-    put(w.v, 0, head.value);
     return;
   }
   // Key: [stop, position term, bos]; the query weighs them. Writing
@@ -143,7 +168,6 @@ void write_head(const Plan& plan, const PlannedHead& head, model::HeadWeights& w
       w.q(2, plan.one) = 1;
     }
   }
-  put(w.v, 0, head.value);
 }
 
 // One layer's FFN: one or two ReLU units per glue operation, exact on 0/1
@@ -213,7 +237,11 @@ model::Transformer plan_to_model(const Plan& plan) {
   embed_tokens(plan, t);
   for (std::size_t l = 0; l < plan.layers.size(); ++l) {
     const PlannedLayer& pl = plan.layers[l];
-    for (std::size_t h = 0; h < pl.heads.size(); ++h) write_head(plan, pl.heads[h], t.layers[l].heads[h]);
+    std::vector<bool> written(pl.model_heads(), false);
+    for (const PlannedHead& h : pl.heads) {
+      write_head(plan, h, t.layers[l].heads[h.group], !written[h.group]);
+      written[h.group] = true;
+    }
     write_glue(plan, pl, t.layers[l]);
   }
   return t;

@@ -56,7 +56,19 @@ int GlueOp::units() const {
 
 double Plan::head_leak() const { return counting ? 1.0 / 15.0 : 1.0 / std::expm1(c); }
 
+int PlannedLayer::model_heads() const {
+  int g = 0;
+  for (const PlannedHead& h : heads) g = std::max(g, h.group + 1);
+  return g;
+}
+
 int Plan::heads() const {
+  int h = 0;
+  for (const PlannedLayer& l : layers) h += l.model_heads();
+  return h;
+}
+
+int Plan::head_values() const {
   int h = 0;
   for (const PlannedLayer& l : layers) h += static_cast<int>(l.heads.size());
   return h;
@@ -163,6 +175,25 @@ class Builder {
   PlannedLayer& layer(int l) {
     if (static_cast<int>(plan_.layers.size()) <= l) plan_.layers.resize(l + 1);
     return plan_.layers[l];
+  }
+
+  // Adds a head to layer l, sharing a model head with one whose attention is
+  // the same: a since or until head with the same stop (same query and key),
+  // or a count head (uniform attention: no query or key). Its value gets the
+  // next column of that head.
+  void push_head(int l, PlannedHead head) {
+    PlannedLayer& pl = layer(l);
+    head.group = pl.model_heads();
+    head.slot = 0;
+    for (const PlannedHead& o : pl.heads) {
+      const bool same = o.kind == head.kind &&
+                        (head.kind == HeadKind::kCount ||
+                         (head.kind != HeadKind::kSign && form_key(o.stop) == form_key(head.stop)));
+      if (!same) continue;
+      head.group = o.group;
+      head.slot = std::max(head.slot, o.slot + 1);
+    }
+    pl.heads.push_back(std::move(head));
   }
 
   // The first layer whose FFN (resp. attention) may read coordinate c.
@@ -397,7 +428,7 @@ class Builder {
     PlannedHead head{since ? HeadKind::kSince : HeadKind::kUntil, label, stop, value, {}};
     // At the BOS row a since head sees only BOS (value 0): its output is 0.
     head.raw = coord("att:" + label, l, since ? 0 : -1, /*raw=*/true);
-    layer(l).heads.push_back(head);
+    push_head(l, head);
     memo_heads_[key] = head.raw;
     return literal(head.raw);
   }
@@ -410,7 +441,7 @@ class Builder {
     const int l = attention_layer({&value});
     PlannedHead head{HeadKind::kCount, "#" + label, {}, value, {}};
     head.raw = coord("frac:#" + label, l);
-    layer(l).heads.push_back(head);
+    push_head(l, head);
     memo_heads_[key] = head.raw;
     return head.raw;
   }
@@ -419,7 +450,7 @@ class Builder {
     if (plan_.frac_one < 0) {
       PlannedHead head{HeadKind::kCount, "#bos", {}, LinearForm{{{plan_.bos, 1.0}}}, {}};
       head.raw = plan_.frac_one = coord("frac:1", 0);
-      layer(0).heads.push_back(head);
+      push_head(0, head);
     }
     return plan_.frac_one;
   }
@@ -433,7 +464,7 @@ class Builder {
     PlannedHead head{HeadKind::kSign, label, {}, LinearForm{{{plan_.bos, 1.0}}}, e};
     head.raw = coord("att:" + label, l);
     head.result = coord("sub:" + label, l, known ? 1 : 0);  // the compile-time value at point 0
-    layer(l).heads.push_back(head);
+    push_head(l, head);
     layer(l).ffn.push_back(GlueOp{.kind = GlueKind::kSignRound, .target = head.result, .inputs = {head.raw, known ? 1 : 0}});
     memo_heads_[key] = head.result;
     return head.result;
@@ -681,8 +712,12 @@ std::string Plan::describe() const {
   out += fmt::format("residual     {}\n", fmt::join(coords, ", "));
   for (std::size_t l = 0; l < layers.size(); ++l) {
     out += fmt::format("layer {}\n", l);
-    for (std::size_t h = 0; h < layers[l].heads.size(); ++h) {
-      const PlannedHead& head = layers[l].heads[h];
+    std::vector<int> values(layers[l].model_heads(), 0);
+    for (const PlannedHead& head : layers[l].heads) ++values[head.group];
+    for (const PlannedHead& head : layers[l].heads) {
+      // "head 2" computes one value; "head 2[1]" is value column 1 of a head that computes several.
+      const std::string h = values[head.group] > 1 ? fmt::format("{}[{}]", head.group, head.slot)
+                                                   : fmt::format("{}", head.group);
       switch (head.kind) {
         case HeadKind::kSince:
         case HeadKind::kUntil:
@@ -732,7 +767,8 @@ nlohmann::ordered_json Plan::to_json() const {
     nlohmann::ordered_json l;
     l["heads"] = nlohmann::ordered_json::array();
     for (const PlannedHead& head : layer.heads) {
-      nlohmann::ordered_json h = {{"kind", kKinds[static_cast<int>(head.kind)]}, {"label", head.label}};
+      nlohmann::ordered_json h = {{"kind", kKinds[static_cast<int>(head.kind)]}, {"label", head.label},
+                                  {"head", head.group}, {"column", head.slot}};
       if (head.kind == HeadKind::kSince || head.kind == HeadKind::kUntil) h["stop"] = head.stop.describe(coords);
       if (head.kind != HeadKind::kSign) h["value"] = head.value.describe(coords);
       else h["query"] = head.query.describe(coords);

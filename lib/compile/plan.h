@@ -82,12 +82,19 @@ struct PlannedHead {
   LinearForm query;  // sign: E, a multiple of 1/(i+1) that is never 0
   int raw = -1;      // where the head writes its output
   int result = -1;   // where the rounding FFN writes the exact bit (-1 for counts)
+  // The model head of its layer that computes it and its value column there:
+  // heads with the same attention (since/until heads of one kind with the
+  // same stop, every count head of a layer) are one model head with one
+  // value column each, so its scores and softmax are computed once.
+  int group = 0;
+  int slot = 0;
   bool since() const { return kind == HeadKind::kSince; }
 };
 
 struct PlannedLayer {
-  std::vector<PlannedHead> heads;
+  std::vector<PlannedHead> heads;  // one per computed value, grouped into model heads by `group`
   std::vector<GlueOp> ffn;
+  int model_heads() const;  // the number of groups
 };
 
 struct Plan {
@@ -110,7 +117,8 @@ struct Plan {
   std::vector<PlannedLayer> layers;
   int output = -1;
 
-  int heads() const;
+  int heads() const;  // model heads (a group of planned heads sharing their attention is one)
+  int head_values() const;  // planned heads: the values the model heads compute
   // The most raw head outputs one threshold reads (1 when every head is
   // rounded on its own, 0 without since/until heads): rounding is exact
   // while that many leaks add up to at most 1/4, i.e. beta * delta >=

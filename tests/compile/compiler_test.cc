@@ -262,3 +262,83 @@ TEST_CASE("compiler: temporal nesting d deep takes d layers", "[compile]") {
     for (const std::string& w : all_words("ab", 7)) REQUIRE(engine.run(w).accepted == logic::accepts(f, w));
   }
 }
+
+namespace {
+// The same weights with every value column of a head as a head of its own
+// (copies of the query and key): the model the compiler wrote before heads
+// that share their attention became one.
+model::Transformer split_heads(const model::Transformer& t) {
+  model::ModelConfig cfg = t.config;
+  for (model::LayerConfig& lc : cfg.layers) {
+    std::vector<model::HeadConfig> heads;
+    for (const model::HeadConfig& hc : lc.heads) {
+      for (int c = 0; c < hc.d_value; ++c) {
+        model::HeadConfig one = hc;
+        one.d_value = 1;
+        heads.push_back(one);
+      }
+    }
+    lc.heads = heads;
+  }
+  model::Transformer s = model::Transformer::zeros(cfg);
+  s.embed = t.embed;
+  s.pos_proj = t.pos_proj;
+  for (std::size_t l = 0; l < t.layers.size(); ++l) {
+    const model::LayerWeights& from = t.layers[l];
+    model::LayerWeights& to = s.layers[l];
+    to.fc1 = from.fc1;
+    to.b1 = from.b1;
+    to.fc2 = from.fc2;
+    to.b2 = from.b2;
+    std::size_t k = 0;
+    for (const model::HeadWeights& h : from.heads) {
+      for (Eigen::Index c = 0; c < h.v.rows(); ++c, ++k) {
+        to.heads[k].q = h.q;
+        to.heads[k].k = h.k;
+        to.heads[k].v = h.v.row(c);
+        to.heads[k].o = h.o.col(c);
+      }
+    }
+  }
+  return s;
+}
+}  // namespace
+
+TEST_CASE("compiler: heads with the same attention are one head with a value column each", "[compile]") {
+  // Y a, Y b, Y true share a query and key (stop = one - bos), as do X a and
+  // X b; O a, O b and a S b have stops of their own; count heads share the
+  // uniform attention.
+  const logic::Formula f =
+      logic::parse("(Y a & !Y b & !first) | (X a & X b) | (O a & O b & (a S b)) | #a < #b", "ab");
+  const compile::Compiled c = compile::compile_formula(f, "ab");
+  INFO(c.plan.describe());
+  REQUIRE(!c.plan.layers.empty());
+  const compile::PlannedLayer& l0 = c.plan.layers[0];
+  CHECK(l0.heads.size() > static_cast<std::size_t>(l0.model_heads()));
+  // Model heads: since {Y a, Y b, Y true}, until {X a, X b}, O a, O b, a S b,
+  // count {#bos, #a, #b} in layer 0.
+  CHECK(l0.model_heads() == 6);
+  CHECK(c.model.config.layers[0].heads.size() == 6);
+  int widest = 0;
+  for (const model::HeadConfig& hc : c.model.config.layers[0].heads) widest = std::max(widest, hc.d_value);
+  CHECK(widest == 3);
+  CHECK(c.plan.describe().find("[2] since") != std::string::npos);  // the third value column of the Y head
+  // The split model computes the same residual stream, bit for bit, on the
+  // scan and on the blocked path, and the verdicts are the formula's.
+  const model::Transformer split = split_heads(c.model);
+  const model::Engine shared(c.model), apart(split);
+  std::mt19937_64 rng = derived_rng(41, "shared-heads");
+  std::vector<std::string> words = all_words("ab", 7);
+  for (std::size_t n : {40, 300}) words.push_back(words::random_word(rng, "ab", n, n));
+  for (bool scan : {true, false}) {
+    model::RunOptions o;
+    o.keep_all_states = true;
+    o.linear_scan = scan;
+    for (const std::string& w : words) {
+      INFO(w << (scan ? " (scan)" : " (blocked)"));
+      const model::RunResult a = shared.run(w, o), b = apart.run(w, o);
+      REQUIRE(a.accepted == logic::accepts(f, w));
+      REQUIRE(a.states == b.states);
+    }
+  }
+}
