@@ -17,6 +17,17 @@ namespace {
 
 using logic::Formula;
 
+// prev = Y at ∨ [start] ∧ first for at = in ∨ (stay ∧ (stay S in)) ∨ [start]
+// ∧ stay ∧ H stay, written without Y: the state at i − 1 is what the since
+// already says at i. Y(in ∨ (stay ∧ (stay S in))) ≡ stay S in (a strict since
+// at i is "in at i − 1, or stay at i − 1 and the since at i − 1"; both are
+// false at i ≤ 1), and Y(stay ∧ H stay) ∨ first ≡ H stay (at every i ≥ 0).
+// The plan then reads the since head's output where it used the head of Y at,
+// one layer later and after an FFN stage that wrote at.
+Formula previous(Formula stay_since_in, Formula stay, bool start) {
+  return start ? logic::or_(stay_since_in, logic::historically(stay)) : stay_since_in;
+}
+
 // Sizes of the DAG, and the named subformulas in dependency order.
 void finish(Derived& out, const logic::Names& names) {
   for (Formula f : logic::subformulas(out.formula)) {
@@ -84,13 +95,16 @@ class Builder {
       auto it = in_terms.find(t);
       const Formula in = name(it == in_terms.end() ? logic::make_false() : logic::or_(it->second),
                               fmt::format("in{}.{}", d, t));
-      const Formula stay = name(logic::not_(logic::and_(reset, logic::not_(in))), fmt::format("stay{}.{}", d, t));
+      // The level keeps its value where it is not reset. ¬(RESET ∧ ¬IN) would
+      // say the same wherever it matters (IN implies RESET, and the since only
+      // looks after the last IN), but ¬RESET makes the since's stop RESET ∨ IN
+      // = RESET instead of an or of an and: one FFN stage less.
+      const Formula stay = name(logic::not_(reset), fmt::format("stay{}.{}", d, t));
       std::vector<Formula> cases{in, logic::and_(stay, logic::since(stay, in))};
       if (t == initial) cases.push_back(logic::and_(stay, logic::historically(stay)));
       const Formula at = name(logic::or_(cases), fmt::format("at{}.{}", d, t));
       at_[d - 1][t] = at;
-      const Formula before = logic::yesterday(at);
-      prev_[d - 1][t] = name(t == initial ? logic::or_(before, logic::first()) : before, fmt::format("prev{}.{}", d, t));
+      prev_[d - 1][t] = name(previous(logic::since(stay, in), stay, t == initial), fmt::format("prev{}.{}", d, t));
     }
   }
 
@@ -215,8 +229,7 @@ Derived ordered_formula(const automata::Dfa& dfa) {
     std::vector<Formula> cases{enter, logic::and_(stay, logic::since(stay, enter))};
     if (q == dfa.start) cases.push_back(logic::and_(stay, logic::historically(stay)));
     at[q] = name(logic::or_(cases), fmt::format("at{}", q));
-    const Formula before = logic::yesterday(at[q]);
-    prev[q] = name(q == dfa.start ? logic::or_(before, logic::first()) : before, fmt::format("prev{}", q));
+    prev[q] = name(previous(logic::since(stay, enter), stay, q == dfa.start), fmt::format("prev{}", q));
   }
   std::vector<Formula> acc, rej;
   for (std::size_t q = 0; q < n; ++q) (dfa.accepting[q] ? acc : rej).push_back(at[q]);

@@ -4,14 +4,15 @@
 // position i is the letter w_i and the levels above at position i−1. For a
 // coordinate value t of level d let IN be "position i resets level d to t"
 // and RESET "position i resets level d" (both disjunctions of
-// letter ∧ upper-prefix-at-i−1 terms, read off the cascade's action table).
-// Then, with OUT = RESET ∧ ¬IN,
+// letter ∧ upper-prefix-at-i−1 terms, read off the cascade's action table;
+// IN implies RESET). Then, with stay = ¬RESET,
 //
-//   at(d,t) = IN ∨ (¬OUT ∧ ((¬OUT) S IN)) ∨ [t initial] ∧ ¬OUT ∧ H ¬OUT
+//   at(d,t)   = IN ∨ (stay ∧ (stay S IN)) ∨ [t initial] ∧ stay ∧ H stay
+//   prev(d,t) = stay S IN ∨ [t initial] ∧ H stay          (= Y at(d,t) ∨ [t initial] ∧ first)
 //
 // (the last reset at or before i went to t, or there was none and t is where
 // level d starts: the weak since at BOS). "The levels above at i−1" is a
-// conjunction of  prev(d',t') = Y at(d',t') ∨ [t' initial] ∧ first. The DFA's
+// conjunction of prev(d',t'). The DFA's
 // state after w_1..w_i is the cascade's chain, so acceptance is a decision
 // diagram over the chain trie: acc(p) = ∨_children (at(child) ∧ acc(child)),
 // folded to a constant where every completion agrees. At the point 0 of the

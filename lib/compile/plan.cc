@@ -169,8 +169,12 @@ class Builder {
     ready_.push_back(ready);
     bos_value_.push_back(bos_value);
     raw_.push_back(raw);
+    letter_.push_back(-1);
     return static_cast<int>(plan_.coords.size()) - 1;
   }
+
+  // Marks a coordinate as the one-hot of a letter (it implies itself).
+  void set_token(int c) { letter_[c] = c; }
 
   PlannedLayer& layer(int l) {
     if (static_cast<int>(plan_.layers.size()) <= l) plan_.layers.resize(l + 1);
@@ -208,12 +212,7 @@ class Builder {
     return plan_.zero;
   }
 
-  bool is_token(int c) const {
-    for (const auto& [sym, t] : plan_.tokens) {
-      if (t == c) return true;
-    }
-    return false;
-  }
+  bool is_token(int c) const { return c >= 0 && letter_[c] == c; }
 
   // The and (conj) or the or of tests. A kid of the other kind with more
   // than one literal is written to a coordinate first (one FFN); every other
@@ -358,16 +357,35 @@ class Builder {
       bv = *v;
     }
     const int target = coord(label, l, bv);
+    letter_[target] = implied_letter(t);
     op.target = target;
     layer(l).ffn.push_back(std::move(op));
     memo_.emplace(std::move(key), target);
     return target;
   }
 
-  // A head's stop or value form in the embedding when the test is a single
-  // literal on an exact bit whose value at BOS is known, a constant, or an
-  // or of letters (an and of negated letters): t - t(BOS) * bos, which is
-  // the test at real positions and 0 at BOS.
+  // The letter whose one-hot a test implies (true only at positions holding
+  // it), or -1: an and with a literal that implies a letter, or an or whose
+  // literals all imply the same letter.
+  int implied_letter(const Test& t) const {
+    int letter = -1;
+    for (const Lit& l : t.lits) {
+      const int of = l.neg ? -1 : letter_[l.coord];
+      if (t.conj && of >= 0) return of;
+      if (!t.conj && (of < 0 || (letter >= 0 && of != letter))) return -1;
+      letter = of;
+    }
+    return t.conj ? -1 : letter;
+  }
+
+  // A head's stop or value form in the embedding, or in coordinates already
+  // written, when the test is linear in them: a single literal on an exact bit
+  // whose value at BOS is known, a constant, or an or of exact bits that imply
+  // distinct letters (an and of their negations). Such bits exclude each
+  // other at every position (one-hot symbols) and are all 0 at BOS, so their
+  // or is their sum and the and of their negations 1 minus it: t - t(BOS) *
+  // bos, which is the test at real positions and 0 at BOS. The sum saves the
+  // FFN stage that would write the or, and the layer it may cost.
   std::optional<LinearForm> affine(const Test& t) const {
     LinearForm f;
     if (t.lits.empty()) {
@@ -375,12 +393,11 @@ class Builder {
       return f;  // false: 0 everywhere
     }
     if (!t.single()) {
-      // Letters are one-hot (all 0 at BOS): an or of letters is their sum,
-      // an and of negated letters 1 minus it.
-      const bool letters = std::all_of(t.lits.begin(), t.lits.end(), [&](const Lit& l) {
-        return is_token(l.coord) && l.neg == t.conj;
+      std::set<int> letters;
+      const bool exclusive = std::all_of(t.lits.begin(), t.lits.end(), [&](const Lit& l) {
+        return l.neg == t.conj && !raw_[l.coord] && letter_[l.coord] >= 0 && letters.insert(letter_[l.coord]).second;
       });
-      if (!letters) return std::nullopt;
+      if (!exclusive) return std::nullopt;
       if (t.conj) f.terms.emplace_back(plan_.one, 1.0);
       for (const Lit& l : t.lits) f.terms.emplace_back(l.coord, t.conj ? -1.0 : 1.0);
       if (t.conj) f.terms.emplace_back(plan_.bos, -1.0);
@@ -503,6 +520,7 @@ class Builder {
   std::vector<int> ready_;
   std::vector<int> bos_value_;  // the 0/1 value at the BOS row when it is the same for every word, else -1
   std::vector<bool> raw_;       // a since/until head's raw output
+  std::vector<int> letter_;     // the token coordinate whose letter the bit implies (a token: itself), else -1
   std::unordered_map<TestKey, int, TestKeyHash> memo_;         // materialized tests
   std::unordered_map<std::string, int> memo_heads_;            // heads: since/until, count, sign
   std::map<std::pair<int, int>, int> memo_iff_;
@@ -528,7 +546,10 @@ using logic::Op;
 void add_input_coords(Plan& plan, Builder& b, logic::Formula root) {
   plan.one = b.coord("one", -1, 1);
   plan.bos = b.coord("bos", -1, 1);
-  for (char s : plan.alphabet) plan.tokens[s] = b.coord("tok:" + sym::encode(s), -1, 0);  // labels are UTF-8
+  for (char s : plan.alphabet) {
+    plan.tokens[s] = b.coord("tok:" + sym::encode(s), -1, 0);  // labels are UTF-8
+    b.set_token(plan.tokens[s]);
+  }
   if (plan.pe == PeMode::kBounded) {
     plan.pos_fraction = b.coord("pos:j/(n+1)", -1, 0);
   } else {
