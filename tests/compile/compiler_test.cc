@@ -263,6 +263,44 @@ TEST_CASE("compiler: temporal nesting d deep takes d layers", "[compile]") {
   }
 }
 
+TEST_CASE("compiler: a head reads an or of bits that imply distinct letters as their sum", "[compile]") {
+  // (a & Y b) and (b & Y c) are written bits that can never both be 1 (their
+  // letters differ) and are 0 at BOS: the O head's stop is their sum, so no
+  // FFN stage writes the or. With the same letter twice the or is written
+  // first: one more layer.
+  struct Case {
+    const char* text;
+    std::size_t layers;
+    bool sum;  // the O/H head reads a sum of coordinates
+  };
+  for (const Case& k : std::vector<Case>{{"O((a & Y b) | (b & Y c))", 2, true},
+                                         {"O((a & Y b) | c)", 2, true},
+                                         {"b & O((a & Y b) | (b & Y c) | (c & Y a))", 2, true},
+                                         {"O((a & Y b) | (a & Y c))", 3, false},
+                                         {"O((a & Y b) | (b & Y c) | Y a)", 3, false}}) {
+    const logic::Formula f = logic::parse(k.text, "abc");
+    for (compile::PeMode pe : {compile::PeMode::kBounded, compile::PeMode::kUnbounded}) {
+      const compile::Compiled c = compile::compile_formula(f, "abc", {pe, compile::kDefaultC});
+      INFO(k.text << "\n" << c.plan.describe());
+      CHECK(c.plan.layers.size() == k.layers);
+      const compile::PlannedHead& o = c.plan.layers.back().heads.back();
+      CHECK((o.stop.terms.size() > 1) == k.sum);
+      for (const auto& [coord, w] : o.stop.terms) CHECK((c.plan.coords[coord].rfind("stop:", 0) == 0) == !k.sum);
+      const model::Engine engine(c.model);
+      model::RunOptions hard;
+      hard.mode = model::AttentionMode::kHard;
+      for (const std::string& w : all_words("abc", 6)) {
+        INFO("\"" << w << "\"");
+        const bool expected = logic::accepts(f, w);
+        const model::RunResult soft = engine.run(w);
+        REQUIRE(soft.accepted == expected);
+        REQUIRE(soft.output_margin == 0.5);
+        REQUIRE(engine.run(w, hard).accepted == expected);
+      }
+    }
+  }
+}
+
 namespace {
 // The same weights with every value column of a head as a head of its own
 // (copies of the query and key): the model the compiler wrote before heads
