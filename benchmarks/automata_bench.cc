@@ -20,6 +20,7 @@
 
 #include "automata/dfa.h"
 #include "cascade/derive.h"
+#include "compile/acceptor.h"
 #include "compile/compiler.h"
 #include "util/symbols.h"
 
@@ -79,9 +80,7 @@ void run(const std::string& name, const automata::Dfa& dfa) {
     const cascade::Derived d = cascade::derive_formula(dfa);
     const double derive_s = seconds_since(t0);
     const auto t1 = std::chrono::steady_clock::now();
-    compile::CompileOptions options;
-    options.names = &d.names;
-    const compile::Compiled c = compile::compile_formula(d.formula, dfa.alphabet, options);
+    const compile::Compiled c = compile::compile_formula(d.formula, dfa.alphabet, compile::derived_options({}, d));
     const double compile_s = seconds_since(t1);
     fmt::print("{:<28} {:>6} {:>4}  {:<9} {:>6} {:>7} {:>8.3f} {:>8.3f} {:>7} {:>6} {:>7} {:>9.0f}\n", name,
                dfa.states(), dfa.alphabet.size(), d.route, d.cascade.levels.size(), d.dag_nodes, derive_s, compile_s,

@@ -89,9 +89,8 @@ void setup_analyze(CLI::App& app, Runner& runner) {
         json["route"] = d.route;
         json["cascade"] = cascade::describe_cascade(d);
         json["proof_states"] = d.proof_states;
-        compile::CompileOptions options = args->compile.options();
-        options.names = &d.names;
-        const compile::Plan plan = compile::compile_formula(d.formula, language.alphabet(), options).plan;
+        const compile::Plan plan =
+            compile::compile_formula(d.formula, language.alphabet(), compile::derived_options(args->compile.options(), d)).plan;
         out += plan.describe();
         json["transformer"] = plan.to_json();
         return finish();

@@ -17,13 +17,12 @@ namespace {
 
 using logic::Formula;
 
-// prev = Y at ∨ [start] ∧ first for at = in ∨ (stay ∧ (stay S in)) ∨ [start]
-// ∧ stay ∧ H stay, written without Y: the state at i − 1 is what the since
-// already says at i. Y(in ∨ (stay ∧ (stay S in))) ≡ stay S in (a strict since
-// at i is "in at i − 1, or stay at i − 1 and the since at i − 1"; both are
-// false at i ≤ 1), and Y(stay ∧ H stay) ∨ first ≡ H stay (at every i ≥ 0).
-// The plan then reads the since head's output where it used the head of Y at,
-// one layer later and after an FFN stage that wrote at.
+// The state at i − 1: prev = Y at ∨ [start] ∧ first for the state at i,
+// at = in ∨ (stay ∧ (stay S in)) ∨ [start] ∧ stay ∧ H stay, written without Y:
+// Y(in ∨ (stay ∧ (stay S in))) ≡ stay S in (a strict since at i is "in at
+// i − 1, or stay at i − 1 and the since at i − 1"; both are false at i ≤ 1),
+// and Y(stay ∧ H stay) ∨ first ≡ H stay (at every i ≥ 0). The or of the two
+// is the weak since the compiler writes as one head (plan.cc).
 Formula previous(Formula stay_since_in, Formula stay, bool start) {
   return start ? logic::or_(stay_since_in, logic::historically(stay)) : stay_since_in;
 }
@@ -38,6 +37,26 @@ void finish(Derived& out, const logic::Names& names) {
   for (Formula f : out.defined) out.names[f] = names.at(f);
 }
 
+// accept = ∨ over the states s the word can be in at i − 1 (each given by a
+// formula `now` that holds exactly when it is) of now ∧ (the letters a with
+// δ(s, a) accepting), ∨ "no letter" (the point 0 of the empty word) when the
+// start state accepts; or the negation of the same with the rejecting
+// letters, whichever has fewer terms. `each(emit)` calls emit(now, s).
+template <class Each>
+Formula accept_from_states(const automata::Dfa& dfa, Each each) {
+  const std::size_t k = dfa.alphabet.size();
+  std::vector<Formula> yes, no, letters;
+  for (std::size_t a = 0; a < k; ++a) letters.push_back(logic::letter(dfa.alphabet[a]));
+  each([&](Formula now, int s) {
+    std::vector<Formula> to_yes, to_no;
+    for (std::size_t a = 0; a < k; ++a) (dfa.accepting[dfa.next(s, a)] ? to_yes : to_no).push_back(letters[a]);
+    if (!to_yes.empty()) yes.push_back(logic::and_(now, logic::or_(to_yes)));
+    if (!to_no.empty()) no.push_back(logic::and_(now, logic::or_(to_no)));
+  });
+  (dfa.accepting[dfa.start] ? yes : no).push_back(logic::not_(logic::or_(letters)));
+  return yes.size() <= no.size() ? logic::or_(yes) : logic::not_(logic::or_(no));
+}
+
 class Builder {
  public:
   Builder(const automata::Dfa& dfa, const Cascade& c) : dfa_(dfa), c_(c), levels_(static_cast<int>(c.levels.size())) {}
@@ -47,7 +66,6 @@ class Builder {
     const std::size_t prefixes = c_.prefix_parent.size();
     pre_.assign(prefixes, Formula());
     pre_[0] = logic::make_true();
-    at_.assign(levels_, {});
     prev_.assign(levels_, {});
     const std::vector<int>& init = c_.chains[c_.initial_chain];
     for (int d = 1; d <= levels_; ++d) {
@@ -60,7 +78,8 @@ class Builder {
         pre_[p] = v == kSkipped ? parent : name(logic::and_(parent, prev_[d - 1].at(v)), fmt::format("pre{}", p));
       }
     }
-    out.formula = accept();
+    out.formula = name(accept(), "accept");
+    out.exclusive = exclusive_;
     finish(out, names_);
     return out;
   }
@@ -100,65 +119,44 @@ class Builder {
       // looks after the last IN), but ¬RESET makes the since's stop RESET ∨ IN
       // = RESET instead of an or of an and: one FFN stage less.
       const Formula stay = name(logic::not_(reset), fmt::format("stay{}.{}", d, t));
-      std::vector<Formula> cases{in, logic::and_(stay, logic::since(stay, in))};
-      if (t == initial) cases.push_back(logic::and_(stay, logic::historically(stay)));
-      const Formula at = name(logic::or_(cases), fmt::format("at{}.{}", d, t));
-      at_[d - 1][t] = at;
       prev_[d - 1][t] = name(previous(logic::since(stay, in), stay, t == initial), fmt::format("prev{}.{}", d, t));
     }
+    std::vector<Formula> group;
+    for (const auto& [t, f] : prev_[d - 1]) group.push_back(f);
+    exclusive_.push_back(std::move(group));
   }
 
-  // The acceptance decision diagram over the chain trie.
+  // Acceptance from the chain at i − 1 and the letter at i: the DFA's state
+  // at i is δ(state of the chain, w_i). One term pre(leaf) ∧ (letters that
+  // lead to acceptance) per chain, plus "no letter" (true only at the point 0
+  // of the empty word) when the start state accepts; or the complement's
+  // terms negated, whichever is shorter. Exactly one leaf chain holds at
+  // i − 1 and one letter at i, so the terms exclude each other and the
+  // compiler reads their or as a sum (plan.cc, exclusivity).
   Formula accept() {
     const std::size_t prefixes = c_.prefix_parent.size();
-    std::vector<std::vector<int>> children(prefixes);
-    for (std::size_t p = 1; p < prefixes; ++p) children[c_.prefix_parent[p]].push_back(static_cast<int>(p));
-    // Leaves: the full prefix of every reachable chain.
-    std::vector<int> leaf_state(prefixes, -1);
     std::map<std::pair<int, int>, int> child_of;
     for (std::size_t p = 1; p < prefixes; ++p) child_of[{c_.prefix_parent[p], c_.prefix_value[p]}] = static_cast<int>(p);
+    std::vector<int> leaf_state(prefixes, -1);
     for (std::size_t i = 0; i < c_.chains.size(); ++i) {
       int p = 0;
       for (int v : c_.chains[i]) p = child_of.at({p, v});
       leaf_state[p] = c_.chain_state[i];
     }
-    std::vector<Formula> acc(prefixes);
-    for (std::size_t p = prefixes; p-- > 0;) {  // children have larger ids
-      if (c_.prefix_level[p] == levels_) {
-        if (leaf_state[p] < 0) {
-          acc[p] = logic::make_false();  // a prefix of no reachable chain at the last level: never current
-        } else {
-          acc[p] = logic::make_bool(dfa_.accepting[leaf_state[p]] != 0);
-        }
-        continue;
+    return accept_from_states(dfa_, [&](auto&& emit) {
+      for (std::size_t p = 0; p < prefixes; ++p) {
+        if (leaf_state[p] >= 0) emit(pre_[p], leaf_state[p]);
       }
-      bool same = true;
-      for (int ch : children[p]) same = same && acc[ch] == acc[children[p].front()];
-      if (children[p].empty()) {
-        acc[p] = logic::make_false();
-        continue;
-      }
-      if (same && (acc[children[p].front()]->op == logic::Op::kTrue || acc[children[p].front()]->op == logic::Op::kFalse)) {
-        acc[p] = acc[children[p].front()];
-        continue;
-      }
-      std::vector<Formula> cases;
-      for (int ch : children[p]) {
-        const int v = c_.prefix_value[ch];
-        const Formula now = v == kSkipped ? logic::make_true() : at_[c_.prefix_level[ch] - 1].at(v);
-        cases.push_back(logic::and_(now, acc[ch]));
-      }
-      acc[p] = name(logic::or_(cases), p == 0 ? "accept" : fmt::format("acc{}", p));
-    }
-    return acc[0];
+    });
   }
 
   const automata::Dfa& dfa_;
   const Cascade& c_;
   int levels_;
   std::vector<Formula> pre_;
-  std::vector<std::map<int, Formula>> at_, prev_;
+  std::vector<std::map<int, Formula>> prev_;
   logic::Names names_;
+  std::vector<std::vector<Formula>> exclusive_;  // prev(d, ·) of each level
 };
 
 
@@ -170,7 +168,9 @@ class Builder {
 //   at(q) = enter(q) ∨ (stay(q) ∧ (stay(q) S enter(q))) ∨ [q = start] ∧ stay(q) ∧ H stay(q).
 // Exact: the state is q at i iff q was entered at the last j ≤ i that
 // entered it and every later letter loops at q, or q is the start and every
-// letter so far loops at it.
+// letter so far loops at it. The formula uses the state at i − 1,
+// prev(q) = stay(q) S enter(q) ∨ [q = start] ∧ H stay(q) (see previous()), and
+// accepts from it and the letter at i (accept_from_states).
 // The states with every self-loop ignored, predecessors first (Kahn); fewer
 // than all states when some cycle is not a self-loop.
 std::vector<int> loop_free_order(const automata::Dfa& dfa) {
@@ -206,10 +206,11 @@ Derived ordered_formula(const automata::Dfa& dfa) {
     if (op != logic::Op::kTrue && op != logic::Op::kFalse && op != logic::Op::kLetter) names.emplace(f, std::move(s));
     return f;
   };
-  std::vector<Formula> at(n), prev(n);
+  std::vector<Formula> prev(n);
   std::vector<int> level(n, 0);  // longest path from a source
   for (int q : order) {
-    std::map<int, std::vector<Formula>> by_letter;  // letter -> predecessors' prev
+    // predecessor -> the letters from it to q that stay at q, and those that leave q
+    std::map<int, std::pair<std::vector<Formula>, std::vector<Formula>>> by_pred;
     std::vector<Formula> leaving;
     for (std::size_t a = 0; a < k; ++a) {
       if (dfa.next(q, a) != q) leaving.push_back(logic::letter(dfa.alphabet[a]));
@@ -218,24 +219,33 @@ Derived ordered_formula(const automata::Dfa& dfa) {
       if (static_cast<int>(p) == q) continue;
       for (std::size_t a = 0; a < k; ++a) {
         if (dfa.next(static_cast<int>(p), a) != q) continue;
-        by_letter[static_cast<int>(a)].push_back(prev[p]);
+        auto& [staying, leaving_q] = by_pred[static_cast<int>(p)];
+        (dfa.next(q, a) == q ? staying : leaving_q).push_back(logic::letter(dfa.alphabet[a]));
         level[q] = std::max(level[q], level[p] + 1);
       }
     }
     std::vector<Formula> enter_terms;
-    for (auto& [a, preds] : by_letter) enter_terms.push_back(logic::and_(logic::letter(dfa.alphabet[a]), logic::or_(preds)));
+    // prev(p) ∧ (letters from p to q), per predecessor, split by whether the
+    // letter also leaves q. The terms exclude each other (one state at i − 1,
+    // one letter at i), so a head reads their sum; and the since's stop
+    // ¬stay ∨ enter is the leaving letters plus the staying terms alone (a
+    // leaving term implies a leaving letter: plan.cc absorbs it).
+    for (auto& [p, split] : by_pred) {
+      for (const std::vector<Formula>* letters : {&split.first, &split.second}) {
+        if (!letters->empty()) enter_terms.push_back(logic::and_(prev[p], logic::or_(*letters)));
+      }
+    }
     const Formula enter = name(logic::or_(enter_terms), fmt::format("enter{}", q));
     const Formula stay = name(logic::not_(logic::or_(leaving)), fmt::format("stay{}", q));
-    std::vector<Formula> cases{enter, logic::and_(stay, logic::since(stay, enter))};
-    if (q == dfa.start) cases.push_back(logic::and_(stay, logic::historically(stay)));
-    at[q] = name(logic::or_(cases), fmt::format("at{}", q));
     prev[q] = name(previous(logic::since(stay, enter), stay, q == dfa.start), fmt::format("prev{}", q));
   }
-  std::vector<Formula> acc, rej;
-  for (std::size_t q = 0; q < n; ++q) (dfa.accepting[q] ? acc : rej).push_back(at[q]);
   Derived out;
   out.route = "ordered";
-  out.formula = acc.size() <= rej.size() ? logic::or_(acc) : logic::not_(logic::or_(rej));
+  out.formula = name(accept_from_states(dfa, [&](auto&& emit) {
+                       for (std::size_t q = 0; q < n; ++q) emit(prev[q], static_cast<int>(q));
+                     }),
+                     "accept");
+  out.exclusive = {prev};  // the state at i − 1 is one state
   int depth = 0;
   for (int l : level) depth = std::max(depth, l);
   out.cascade.alphabet = dfa.alphabet;
@@ -258,7 +268,7 @@ Derived ordered_formula(const automata::Dfa& dfa) {
 // the word's last position (point 0 for the empty word), and the DFA
 // disagree; nullopt when they never do. Every edge is checked.
 std::optional<std::string> disagreement(Formula root, const automata::Dfa& dfa, std::size_t* memories,
-                                        std::size_t max_states) {
+                                        std::size_t max_states, const std::vector<std::vector<Formula>>& exclusive) {
   using logic::Op;
   const std::vector<Formula> order = logic::subformulas(root);
   std::unordered_map<Formula, int> index;
@@ -274,6 +284,16 @@ std::optional<std::string> disagreement(Formula root, const automata::Dfa& dfa, 
       slot[i] = static_cast<int>(carried.size());
       carried.push_back(static_cast<int>(i));
     }
+  }
+  // The exclusivity facts as node indices (a member outside the DAG is never
+  // read by the compiler, and so not checked).
+  std::vector<std::vector<int>> groups;
+  for (const std::vector<Formula>& g : exclusive) {
+    std::vector<int> members;
+    for (Formula f : g) {
+      if (auto it = index.find(f); it != index.end()) members.push_back(it->second);
+    }
+    groups.push_back(std::move(members));
   }
   using Memory = std::vector<char>;
   Memory start(carried.size(), 0);
@@ -340,6 +360,15 @@ std::optional<std::string> disagreement(Formula root, const automata::Dfa& dfa, 
     distinct.insert(m);
     for (std::size_t a = 0; a < k; ++a) {
       const bool root_value = eval(m, dfa.alphabet[a], next);
+      for (std::size_t g = 0; g < groups.size(); ++g) {
+        int holding = 0;
+        for (int i : groups[g]) holding += v[i];
+        if (holding > 1) {
+          throw std::logic_error(fmt::format("derived exclusivity group {} has {} members true at the end of \"{}\" "
+                                             "(a bug in the derivation)",
+                                             g, holding, sym::encode(word_to(static_cast<int>(s), static_cast<int>(a)))));
+        }
+      }
       const int r = dfa.next(q, a);
       if (root_value != (dfa.accepting[r] != 0)) return word_to(static_cast<int>(s), static_cast<int>(a));
       auto [it, added] = ids.emplace(std::make_pair(r, next), static_cast<int>(states.size()));
@@ -397,11 +426,13 @@ Derived derive_formula(const automata::Dfa& minimal, const Limits& limits, bool 
     out.cascade = std::move(c);
   }
   if (prove) {
-    if (auto w = disagreement(out.formula, minimal, &out.proof_states, limits.max_states)) {
+    if (auto w = disagreement(out.formula, minimal, &out.proof_states, limits.max_states, out.exclusive)) {
       throw std::logic_error(fmt::format(
           "the formula derived from the automaton differs from it on \"{}\" (a bug in the {} construction)",
           sym::encode(*w), out.route));
     }
+  } else {
+    out.exclusive.clear();  // unproven: the compiler must not rely on them
   }
   return out;
 }

@@ -7,17 +7,18 @@
 // letter ∧ upper-prefix-at-i−1 terms, read off the cascade's action table;
 // IN implies RESET). Then, with stay = ¬RESET,
 //
-//   at(d,t)   = IN ∨ (stay ∧ (stay S IN)) ∨ [t initial] ∧ stay ∧ H stay
-//   prev(d,t) = stay S IN ∨ [t initial] ∧ H stay          (= Y at(d,t) ∨ [t initial] ∧ first)
+//   prev(d,t) = stay S IN ∨ [t initial] ∧ H stay
 //
-// (the last reset at or before i went to t, or there was none and t is where
-// level d starts: the weak since at BOS). "The levels above at i−1" is a
-// conjunction of prev(d',t'). The DFA's
-// state after w_1..w_i is the cascade's chain, so acceptance is a decision
-// diagram over the chain trie: acc(p) = ∨_children (at(child) ∧ acc(child)),
-// folded to a constant where every completion agrees. At the point 0 of the
-// empty word every at(d,t) is [t initial], so the empty word is decided by
-// the DFA's start state, as the contract's point 0 requires.
+// is "level d holds t at i − 1" (the last reset before i went to t, or there
+// was none and t is where level d starts: the weak since, one head). "The
+// levels above at i−1" is a conjunction of prev(d',t'). The DFA's state
+// after w_1..w_{i−1} is the cascade's chain, a conjunction pre(leaf) of
+// prev(d,t) over the levels, so acceptance at i is
+//   accept = ∨_leaves pre(leaf) ∧ (the letters a with δ(state(leaf), a) accepting)
+// with "no letter" (true only at the point 0 of the empty word) added when
+// the start state accepts, or the same with the rejecting letters negated.
+// prev(d, ·) of one level exclude each other (`exclusive`, checked by the
+// proof), so the compiler reads ors of terms over them as sums.
 //
 // The formula is a DAG: every subformula is built once (the factories
 // hash-cons), so its size is linear in the cascade's action table, and the
@@ -44,6 +45,10 @@ struct Derived {
   std::size_t dag_nodes = 0;            // distinct subformulas
   std::size_t temporal_nodes = 0;       // Y O H S nodes
   std::size_t proof_states = 0;         // states of the derived formula's automaton reached by the proof
+  // Groups of subformulas of which at most one holds at any position of any
+  // word (prev(d, ·) of a level; every prev(q) on the ordered route). The
+  // proof checks them on every product edge; empty when not proved.
+  std::vector<std::vector<logic::Formula>> exclusive;
 };
 
 // Derives the formula of a minimal complete DFA. When `prove` is set (the

@@ -34,13 +34,20 @@ cascade::Derived derive_language_formula(const lang::Language& language) {
   }
 }
 
+CompileOptions derived_options(CompileOptions options, const cascade::Derived& derived) {
+  options.names = &derived.names;
+  options.exclusive = &derived.exclusive;
+  return options;
+}
+
 std::optional<double> proven_beta(const lang::Language& language, const CompileOptions& options, std::int64_t n) {
   const double m = static_cast<double>(n + 1);
   if (language.is_task()) return std::log(5.0) * m;
   std::optional<cascade::Derived> derived;
   if (defined_by_automaton(language)) derived = derive_language_formula(language);
   if (!language.formula && !derived) return std::nullopt;
-  const Plan plan = derived ? plan_formula(derived->formula, language.alphabet(), options.pe, options.c, &derived->names)
+  const Plan plan = derived ? plan_formula(derived->formula, language.alphabet(), options.pe, options.c, &derived->names,
+                                           &derived->exclusive)
                             : plan_formula(*language.formula, language.alphabet(), options.pe, options.c);
   bool temporal = false, sign = false;
   for (const PlannedLayer& layer : plan.layers) {
@@ -67,9 +74,7 @@ Acceptor build_acceptor(const lang::Language& language, const CompileOptions& op
   }
   if (defined_by_automaton(language)) {
     const cascade::Derived derived = derive_language_formula(language);
-    CompileOptions named = options;
-    named.names = &derived.names;
-    return {compile_formula(derived.formula, language.alphabet(), named).model,
+    return {compile_formula(derived.formula, language.alphabet(), derived_options(options, derived)).model,
             fmt::format("{} ({} route, proved equal to its minimal DFA)", language.regex ? "regex" : "automaton",
                         derived.route)};
   }

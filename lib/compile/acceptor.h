@@ -34,6 +34,10 @@ bool defined_by_automaton(const lang::Language& language);
 // That formula. Throws cascade::NotStarFree (exit 2) with a witness.
 cascade::Derived derive_language_formula(const lang::Language& language);
 
+// `options` for compiling a derived formula: its names as labels, and its
+// proved exclusivity facts. `derived` must outlive the result.
+CompileOptions derived_options(CompileOptions options, const cascade::Derived& derived);
+
 // The smallest inverse temperature at length n for which the construction's
 // own proof guarantees exact verdicts at every word of the length, where the
 // construction has a closed-form proof: k-hop heads need off-target weight

@@ -11,7 +11,7 @@ namespace softhat::compile {
 
 Compiled compile_formula(logic::Formula formula, const std::string& alphabet, const CompileOptions& options) {
   if (!(options.c > 0) || !std::isfinite(options.c)) throw InputError("the constant c must be positive");
-  Compiled out{plan_formula(formula, alphabet, options.pe, options.c, options.names), {}};
+  Compiled out{plan_formula(formula, alphabet, options.pe, options.c, options.names, options.exclusive), {}};
   out.model = plan_to_model(out.plan);
   return out;
 }

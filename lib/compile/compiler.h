@@ -29,6 +29,7 @@ struct CompileOptions {
   PeMode pe = PeMode::kBounded;
   double c = kDefaultC;
   const logic::Names* names = nullptr;  // labels for a formula DAG (plan_formula)
+  const Exclusive* exclusive = nullptr; // proved exclusivity facts (plan_formula)
 };
 
 struct Compiled {

@@ -148,6 +148,14 @@ struct TestKeyHash {
   }
 };
 
+// What a bit implies: for each exclusivity group, the set of its members the
+// bit implies one of. Group kLetters has the letters' one-hots as members
+// (one letter per position); group kFacts + g is the formula source's g-th
+// group (plan_formula's `exclusive`). Two bits whose sets in one group are
+// disjoint are never both 1.
+using Tags = std::map<int, std::set<int>>;
+constexpr int kLetters = 0, kFacts = 1;
+
 // The widest test that rounds raw head outputs itself (see materialize).
 // Measured on the 66 star-free automata of the MLRegTest sample: no limit
 // gives 2,803 layers and 238,918 nonzero weights in all, 8 gives 2,819 and
@@ -169,12 +177,24 @@ class Builder {
     ready_.push_back(ready);
     bos_value_.push_back(bos_value);
     raw_.push_back(raw);
-    letter_.push_back(-1);
+    token_.push_back(false);
+    tags_.emplace_back();
     return static_cast<int>(plan_.coords.size()) - 1;
   }
 
   // Marks a coordinate as the one-hot of a letter (it implies itself).
-  void set_token(int c) { letter_[c] = c; }
+  void set_token(int c) {
+    token_[c] = true;
+    tags_[c] = Tags{{kLetters, {c}}};
+  }
+
+  // A fact from the formula's source (cascade/derive.h, `exclusive`): the
+  // test implies member m of group g, whose members exclude each other.
+  void imply(const Test& t, int g, int m) {
+    const Tags x{{kFacts + g, {m}}};
+    meet(test_tags_[TestKey{t, false}], x);
+    if (t.single() && !t.lits[0].neg) meet(tags_[t.lits[0].coord], x);
+  }
 
   PlannedLayer& layer(int l) {
     if (static_cast<int>(plan_.layers.size()) <= l) plan_.layers.resize(l + 1);
@@ -212,7 +232,7 @@ class Builder {
     return plan_.zero;
   }
 
-  bool is_token(int c) const { return c >= 0 && letter_[c] == c; }
+  bool is_token(int c) const { return c >= 0 && token_[c]; }
 
   // The and (conj) or the or of tests. A kid of the other kind with more
   // than one literal is written to a coordinate first (one FFN); every other
@@ -258,6 +278,22 @@ class Builder {
     }
     if (decider >= 0) {
       std::erase_if(lits, [&](const Lit& l) { return l.neg != strong && is_token(l.coord) && l.coord != decider; });
+    }
+    // In an or, a bit that implies one of the letters the or already has is
+    // redundant (absorption: a | (x & a) = a).
+    if (!conj) {
+      std::set<int> letters;
+      for (const Lit& l : lits) {
+        if (!l.neg && is_token(l.coord)) letters.insert(l.coord);
+      }
+      if (!letters.empty()) {
+        std::erase_if(lits, [&](const Lit& l) {
+          if (l.neg || is_token(l.coord)) return false;
+          auto it = tags_[l.coord].find(kLetters);
+          return it != tags_[l.coord].end() &&
+                 std::all_of(it->second.begin(), it->second.end(), [&](int c) { return letters.count(c) > 0; });
+        });
+      }
     }
     Test out{conj, std::move(lits)};
     if (out.single()) out.conj = true;
@@ -320,14 +356,30 @@ class Builder {
 
     GlueOp op{.kind = GlueKind::kThreshold, .target = -1};
     const int k = static_cast<int>(t.lits.size());
+    // A literal on a coordinate that is a sum of exact bits (sum_of_) reads
+    // those bits instead where that makes the unit earlier: the layer is
+    // the latest of the other literals and the sums' parts.
+    auto parts_first = [&](int c) {
+      int f = 0;
+      for (const auto& [x, w] : sum_of_.at(c).terms) f = std::max(f, ffn_first(x));
+      return f;
+    };
     int l = 0;
+    for (const Lit& lit : t.lits) l = std::max(l, sum_of_.count(lit.coord) ? parts_first(lit.coord) : ffn_first(lit.coord));
     std::vector<std::string> shown;
     for (const Lit& lit : t.lits) {
-      op.terms.emplace_back(lit.coord, lit.neg ? -1 : 1);
       op.bias += lit.neg ? 1 : 0;
-      l = std::max(l, ffn_first(lit.coord));
       op.raw_inputs += raw_[lit.coord] ? 1 : 0;
       shown.push_back((lit.neg ? "!" : "") + plan_.coords[lit.coord]);
+      if (sum_of_.count(lit.coord) && ffn_first(lit.coord) > l) {
+        for (const auto& [x, w] : sum_of_.at(lit.coord).terms) {
+          op.terms.emplace_back(x, static_cast<int>(lit.neg ? -w : w));
+        }
+        shown.back() += "=sum";
+        continue;
+      }
+      op.terms.emplace_back(lit.coord, lit.neg ? -1 : 1);
+      l = std::max(l, ffn_first(lit.coord));
     }
     if (t.conj) {
       op.bias -= k - 1;  // an empty and is 1
@@ -357,50 +409,109 @@ class Builder {
       bv = *v;
     }
     const int target = coord(label, l, bv);
-    letter_[target] = implied_letter(t);
+    tags_[target] = implied(t);
+    int sum_at_bos = 0;
+    if (auto f = affine(t, &sum_at_bos); f && !not_bos && !t.single()) {
+      // The bit equals this sum of exact bits at every row: the affine form
+      // (0 at BOS) plus the bit's value at BOS.
+      const bool at_bos = t.conj ? sum_at_bos == 0 : sum_at_bos >= 1;
+      if (at_bos) f->terms.emplace_back(plan_.bos, 1.0);
+      sum_of_[target] = std::move(*f);
+    }
     op.target = target;
     layer(l).ffn.push_back(std::move(op));
     memo_.emplace(std::move(key), target);
     return target;
   }
 
-  // The letter whose one-hot a test implies (true only at positions holding
-  // it), or -1: an and with a literal that implies a letter, or an or whose
-  // literals all imply the same letter.
-  int implied_letter(const Test& t) const {
-    int letter = -1;
-    for (const Lit& l : t.lits) {
-      const int of = l.neg ? -1 : letter_[l.coord];
-      if (t.conj && of >= 0) return of;
-      if (!t.conj && (of < 0 || (letter >= 0 && of != letter))) return -1;
-      letter = of;
+  // What a test implies, as member sets per exclusivity group (a token is
+  // its own member of the letters' group; facts add groups): an and implies
+  // what each of its literals does, an or what all of its literals do.
+  Tags implied(const Test& t) const {
+    Tags out;
+    for (std::size_t i = 0; i < t.lits.size(); ++i) {
+      const Tags x = lit_tags(t.lits[i]);
+      if (t.conj) {
+        meet(out, x);
+      } else if (i == 0) {
+        out = x;
+      } else {
+        join(out, x);
+      }
     }
-    return t.conj ? -1 : letter;
+    if (auto it = test_tags_.find(TestKey{t, false}); it != test_tags_.end()) meet(out, it->second);
+    return out;
+  }
+
+  Tags lit_tags(const Lit& l) const {
+    Tags out;
+    if (!l.neg) out = tags_[l.coord];
+    if (auto it = test_tags_.find(TestKey{literal(l.coord, l.neg), false}); it != test_tags_.end()) meet(out, it->second);
+    return out;
+  }
+
+  // Two bits that imply members of one group with no member in common are
+  // never 1 at the same position.
+  static bool exclusive(const Tags& a, const Tags& b) {
+    for (const auto& [g, m] : a) {
+      auto it = b.find(g);
+      if (it == b.end()) continue;
+      if (std::none_of(m.begin(), m.end(), [&](int x) { return it->second.count(x) > 0; })) return true;
+    }
+    return false;
+  }
+
+  // Both hold: each group's members are those in both.
+  static void meet(Tags& a, const Tags& b) {
+    for (const auto& [g, m] : b) {
+      auto [it, added] = a.emplace(g, m);
+      if (!added) std::erase_if(it->second, [&](int x) { return m.count(x) == 0; });
+    }
+  }
+
+  // One of them holds: the groups of both, each with the members of either.
+  static void join(Tags& a, const Tags& b) {
+    std::erase_if(a, [&](const auto& e) { return b.count(e.first) == 0; });
+    for (auto& [g, m] : a) m.insert(b.at(g).begin(), b.at(g).end());
   }
 
   // A head's stop or value form in the embedding, or in coordinates already
   // written, when the test is linear in them: a single literal on an exact bit
-  // whose value at BOS is known, a constant, or an or of exact bits that imply
-  // distinct letters (an and of their negations). Such bits exclude each
-  // other at every position (one-hot symbols) and are all 0 at BOS, so their
-  // or is their sum and the and of their negations 1 minus it: t - t(BOS) *
-  // bos, which is the test at real positions and 0 at BOS. The sum saves the
-  // FFN stage that would write the or, and the layer it may cost.
-  std::optional<LinearForm> affine(const Test& t) const {
+  // whose value at BOS is known, a constant, or an or of exact bits that
+  // exclude each other pairwise (an and of their negations): bits that imply
+  // distinct letters (one-hot symbols), or distinct members of a group the
+  // formula's source proved exclusive. Their or is their sum at every real
+  // position and the and of their negations 1 minus it; the form subtracts
+  // its value at BOS times bos, so that it is 0 there, as a head's stop and
+  // value must be. The sum saves the FFN stage that would write the or, and
+  // the layer it may cost.
+  std::optional<LinearForm> affine(const Test& t, int* sum_at_bos = nullptr) const {
     LinearForm f;
     if (t.lits.empty()) {
       if (t.is_true()) f.terms = {{plan_.one, 1.0}, {plan_.bos, -1.0}};
       return f;  // false: 0 everywhere
     }
     if (!t.single()) {
-      std::set<int> letters;
-      const bool exclusive = std::all_of(t.lits.begin(), t.lits.end(), [&](const Lit& l) {
-        return l.neg == t.conj && !raw_[l.coord] && letter_[l.coord] >= 0 && letters.insert(letter_[l.coord]).second;
-      });
-      if (!exclusive) return std::nullopt;
+      std::vector<Tags> tags;
+      int at_bos = 0;  // the sum at BOS
+      for (const Lit& l : t.lits) {
+        if (l.neg != t.conj || raw_[l.coord]) return std::nullopt;
+        tags.push_back(lit_tags(Lit{l.coord, false}));
+        // A bit that implies a letter is 0 at BOS (no letter there).
+        const int bos = tags.back().count(kLetters) ? 0 : bos_value_[l.coord];
+        if (bos < 0) return std::nullopt;
+        at_bos += bos;
+      }
+      for (std::size_t i = 0; i < tags.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+          if (!exclusive(tags[i], tags[j])) return std::nullopt;
+        }
+      }
       if (t.conj) f.terms.emplace_back(plan_.one, 1.0);
       for (const Lit& l : t.lits) f.terms.emplace_back(l.coord, t.conj ? -1.0 : 1.0);
-      if (t.conj) f.terms.emplace_back(plan_.bos, -1.0);
+      if (sum_at_bos) *sum_at_bos = at_bos;
+      const int bos = t.conj ? 1 - at_bos : at_bos;  // the form's value at BOS without the correction
+      if (bos != 0) f.terms.emplace_back(plan_.bos, -static_cast<double>(bos));
       return f;
     }
     const Lit& lit = t.lits[0];
@@ -433,18 +544,24 @@ class Builder {
   // guard S event (since) or guard U event (until): stop = !guard or event,
   // value = event, both 0 at BOS. The head's raw output is within eps of the
   // bit; whatever reads it rounds it.
+  // `weak`: (guard S event) or H guard, the same head with value event + bos:
+  // with no stop before i the head attends to BOS, and H guard holds exactly
+  // then. Values stay in [0, 1], so the output is within eps of the bit as
+  // for any since head.
   Test temporal(bool since, const Test& guard, const Test& event, const std::string& label,
-                const std::string& not_guard_label, const std::string& event_label) {
+                const std::string& not_guard_label, const std::string& event_label, bool weak = false) {
     const Test stop_test = combine(false, {negate(guard), event}, {not_guard_label, event_label});
     const LinearForm stop = head_input(stop_test, "stop:" + label);
-    const LinearForm value = head_input(event, "value:" + label);
-    std::string key = since ? "S:" : "U:";
+    LinearForm value = head_input(event, "value:" + label);
+    if (weak) value.terms.emplace_back(plan_.bos, 1.0);
+    std::string key = since ? (weak ? "W:" : "S:") : "U:";
     key += form_key(stop) + ";" + form_key(value);
     if (auto it = memo_heads_.find(key); it != memo_heads_.end()) return literal(it->second);
     const int l = attention_layer({&stop, &value});
     PlannedHead head{since ? HeadKind::kSince : HeadKind::kUntil, label, stop, value, {}};
-    // At the BOS row a since head sees only BOS (value 0): its output is 0.
-    head.raw = coord("att:" + label, l, since ? 0 : -1, /*raw=*/true);
+    // At the BOS row a since head sees only BOS (value 0, 1 when weak): its
+    // output is that value.
+    head.raw = coord("att:" + label, l, since ? (weak ? 1 : 0) : -1, /*raw=*/true);
     push_head(l, head);
     memo_heads_[key] = head.raw;
     return literal(head.raw);
@@ -520,7 +637,10 @@ class Builder {
   std::vector<int> ready_;
   std::vector<int> bos_value_;  // the 0/1 value at the BOS row when it is the same for every word, else -1
   std::vector<bool> raw_;       // a since/until head's raw output
-  std::vector<int> letter_;     // the token coordinate whose letter the bit implies (a token: itself), else -1
+  std::vector<bool> token_;     // a letter's one-hot
+  std::vector<Tags> tags_;      // what the bit implies (implied())
+  std::unordered_map<TestKey, Tags, TestKeyHash> test_tags_;  // facts on tests (imply())
+  std::unordered_map<int, LinearForm> sum_of_;  // written ors (ands of negations) that equal a sum of exact bits
   std::unordered_map<TestKey, int, TestKeyHash> memo_;         // materialized tests
   std::unordered_map<std::string, int> memo_heads_;            // heads: since/until, count, sign
   std::map<std::pair<int, int>, int> memo_iff_;
@@ -591,7 +711,15 @@ void add_input_coords(Plan& plan, Builder& b, logic::Formula root) {
 // comparisons of counts as count and sign heads.
 class FormulaPlanner {
  public:
-  FormulaPlanner(Plan& plan, Builder& b, const logic::Names* names) : plan_(plan), b_(b), names_(names) {}
+  FormulaPlanner(Plan& plan, Builder& b, const logic::Names* names, const Exclusive* exclusive)
+      : plan_(plan), b_(b), names_(names) {
+    if (!exclusive) return;
+    for (std::size_t g = 0; g < exclusive->size(); ++g) {
+      for (std::size_t m = 0; m < (*exclusive)[g].size(); ++m) {
+        facts_[(*exclusive)[g][m]].emplace_back(static_cast<int>(g), static_cast<int>(m));
+      }
+    }
+  }
 
   // The test that decides f.
   Test build(logic::Formula f) {
@@ -619,7 +747,26 @@ class FormulaPlanner {
       case Op::kOr: {
         std::vector<Test> in;
         std::vector<std::string> labels;
+        std::vector<bool> used(n.kids.size(), false);
+        if (n.op == Op::kOr) {
+          // (g S e) or H g: one weak since head.
+          for (std::size_t k = 0; k < n.kids.size(); ++k) {
+            const logic::Formula s = n.kids[k];
+            if (used[k] || s->op != Op::kSince) continue;
+            for (std::size_t h = 0; h < n.kids.size(); ++h) {
+              const logic::Formula hg = n.kids[h];
+              if (used[h] || hg->op != Op::kHistorically || hg->kids[0] != s->kids[0]) continue;
+              const logic::Formula both = logic::or_(s, hg);
+              in.push_back(b.temporal(true, build(s->kids[0]), build(s->kids[1]), text_of(both, names_),
+                                      not_label(s->kids[0]), sub_label(s->kids[1]), /*weak=*/true));
+              labels.push_back(sub_label(both));
+              used[k] = used[h] = true;
+              break;
+            }
+          }
+        }
         for (std::size_t k = 0; k < n.kids.size(); ++k) {
+          if (used[k]) continue;
           in.push_back(kid(static_cast<int>(k)));
           labels.push_back(kid_label(static_cast<int>(k)));
         }
@@ -651,6 +798,9 @@ class FormulaPlanner {
       }
       case Op::kLast: out = negate(b.temporal(false, never, always, "X true", "sub:true", "sub:true")); break;
       case Op::kCompare: out = compare(n, label); break;
+    }
+    if (auto it = facts_.find(f); it != facts_.end()) {
+      for (const auto& [g, m] : it->second) b.imply(out, g, m);
     }
     b.done[f] = out;
     return out;
@@ -700,12 +850,46 @@ class FormulaPlanner {
   Plan& plan_;
   Builder& b_;
   const logic::Names* names_;
+  std::unordered_map<logic::Formula, std::vector<std::pair<int, int>>> facts_;  // member -> (group, index)
   const Test never_ = constant(false);
 };
 
 }  // namespace
 
-Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, double c, const logic::Names* names) {
+// Removes the Boolean glue whose result nothing reads (an or written before
+// a unit read its parts as a sum instead: materialize), and the layers left
+// with neither heads nor glue. The coordinates stay (0 in every row).
+namespace {
+void drop_unread(Plan& plan) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::set<int> read{plan.output};
+    for (const PlannedLayer& l : plan.layers) {
+      for (const PlannedHead& h : l.heads) {
+        for (const LinearForm* f : {&h.stop, &h.value, &h.query}) {
+          for (const auto& [c, w] : f->terms) read.insert(c);
+        }
+      }
+      for (const GlueOp& op : l.ffn) {
+        if (op.kind == GlueKind::kSignRound) {
+          read.insert(op.inputs[0]);  // inputs[1] is a value, not a coordinate
+        } else {
+          for (int c : op.input_coords()) read.insert(c);
+        }
+      }
+    }
+    for (PlannedLayer& l : plan.layers) {
+      changed |= std::erase_if(l.ffn, [&](const GlueOp& op) {
+        return op.kind == GlueKind::kThreshold && !read.count(op.target);
+      }) > 0;
+    }
+  }
+  std::erase_if(plan.layers, [](const PlannedLayer& l) { return l.heads.empty() && l.ffn.empty(); });
+}
+}  // namespace
+
+Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, double c, const logic::Names* names,
+                  const Exclusive* exclusive) {
   Plan plan;
   plan.alphabet = alphabet;
   plan.formula = names ? logic::to_string(root, *names) : logic::to_string(root);
@@ -715,8 +899,9 @@ Plan plan_formula(logic::Formula root, const std::string& alphabet, PeMode pe, d
   for (logic::Formula f : logic::subformulas(root)) plan.counting = plan.counting || f->op == logic::Op::kCompare;
   Builder b(plan);
   add_input_coords(plan, b, root);
-  const Test out = FormulaPlanner(plan, b, names).build(root);
+  const Test out = FormulaPlanner(plan, b, names, exclusive).build(root);
   plan.output = b.materialize(out, false, "sub:" + text_of(root, names));
+  drop_unread(plan);
   return plan;
 }
 

@@ -129,11 +129,18 @@ struct Plan {
   nlohmann::ordered_json to_json() const;  // the same, as analyze --json writes it (docs/json.md)
 };
 
+// Groups of subformulas of which at most one holds at any position of any
+// word: facts the formula's source has proved (cascade/derive.h, `exclusive`).
+using Exclusive = std::vector<std::vector<logic::Formula>>;
+
 // Every formula of the contract compiles (counting terms included).
 // With `names`, residual labels write named subformulas by name (formula DAGs
-// whose trees would be exponentially large).
+// whose trees would be exponentially large). With `exclusive`, an or of
+// members of one group (or of bits implying distinct members) is read as
+// their sum where a head reads it; the facts must be true, as the plan
+// trusts them.
 Plan plan_formula(logic::Formula formula, const std::string& alphabet, PeMode pe, double c,
-                  const logic::Names* names = nullptr);
+                  const logic::Names* names = nullptr, const Exclusive* exclusive = nullptr);
 
 
 

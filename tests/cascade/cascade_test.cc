@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <unordered_set>
 #include <sstream>
 
 #include "automata/dfa.h"
@@ -77,17 +78,34 @@ void check_witness(const automata::Dfa& dfa, const cascade::StarFreeWitness& w) 
 }
 
 // The derived formula, by the reference evaluator, against the DFA.
+// The formula against the DFA, and the derivation's exclusivity facts (the
+// compiler trusts them) against the evaluator: at most one member of each
+// group holds at every position of every word.
 void check_formula(const automata::Dfa& dfa, const cascade::Derived& d, std::size_t max_len) {
-  std::size_t words = 0, wrong = 0;
-  std::string first;
+  std::size_t words = 0, wrong = 0, broken = 0;
+  std::string first, first_broken;
+  const std::vector<logic::Formula> sub = logic::subformulas(d.formula);
+  const std::unordered_set<logic::Formula> in_dag(sub.begin(), sub.end());
   each_word(dfa.alphabet, max_len, [&](const std::string& w) {
     ++words;
     if (logic::accepts(d.formula, w) != dfa.accepts(w)) {
       if (!wrong++) first = w;
     }
+    if (w.empty()) return;
+    const logic::Evaluation e(d.formula, w);
+    for (const std::vector<logic::Formula>& group : d.exclusive) {
+      for (std::size_t i = 0; i < w.size(); ++i) {
+        int holding = 0;
+        for (logic::Formula f : group) holding += in_dag.count(f) && e.values(f)[i];
+        if (holding > 1 && !broken++) first_broken = w;
+      }
+    }
   });
   INFO("first wrong word: \"" << sym::encode(first) << "\" of " << words);
   CHECK(wrong == 0);
+  INFO("first word breaking an exclusivity group: \"" << sym::encode(first_broken) << "\"");
+  CHECK(broken == 0);
+  if (d.cascade.levels.size() > 0) CHECK_FALSE(d.exclusive.empty());
 }
 
 // An independent reading of an MLRegTest .att file: arcs, finals, the

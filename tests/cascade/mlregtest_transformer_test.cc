@@ -14,6 +14,7 @@
 
 #include "automata/dfa.h"
 #include "cascade/derive.h"
+#include "compile/acceptor.h"
 #include "compile/compiler.h"
 #include "model/forward.h"
 #include "cascade/mlregtest_files.h"
@@ -56,9 +57,7 @@ TEST_CASE("mlregtest: every star-free sample automaton's transformer agrees with
     } catch (const cascade::NotStarFree&) {
       continue;
     }
-    compile::CompileOptions options;
-    options.names = &d.names;
-    const compile::Compiled c = compile::compile_formula(d.formula, dfa.alphabet, options);
+    const compile::Compiled c = compile::compile_formula(d.formula, dfa.alphabet, compile::derived_options({}, d));
     const model::Engine engine(c.model);
     model::RunOptions hard;
     hard.mode = model::AttentionMode::kHard;
