@@ -176,13 +176,16 @@ void write_head(const Plan& plan, const PlannedHead& head, model::HeadWeights& w
 // deviation within 1/4: compile/plan.h).
 void write_glue(const Plan& plan, const PlannedLayer& pl, model::LayerWeights& lw) {
   int u = 0;
+  const std::vector<int>* also = nullptr;  // the current op's extra targets (GlueOp::also)
   auto unit = [&](const std::vector<std::pair<int, int>>& in, double scale, double bias, int target, double out) {
     for (const auto& [coord, coef] : in) lw.fc1(u, coord) += scale * coef;
     lw.b1(u) = bias;
     lw.fc2(target, u) = out;
+    for (int a : *also) lw.fc2(a, u) = out;
     ++u;
   };
   for (const GlueOp& op : pl.ffn) {
+    also = &op.also;
     const auto& x = op.inputs;
     const double t0 = op.bias;  // t = sum w x + bias; the result is [t >= 1]
     switch (op.kind) {
@@ -192,6 +195,7 @@ void write_glue(const Plan& plan, const PlannedLayer& pl, model::LayerWeights& l
           case ThresholdForm::kOneMinus:                                        // 1 - ReLU(1 - t), t >= 0
             unit(op.terms, -1, 1 - t0, op.target, -1);
             lw.b2(op.target) += 1;
+            for (int a : op.also) lw.b2(a) += 1;
             break;
           case ThresholdForm::kClamp:  // ReLU(t) - ReLU(t - 1)
             unit(op.terms, 1, t0, op.target, 1);

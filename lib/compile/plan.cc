@@ -156,6 +156,12 @@ struct TestKeyHash {
 using Tags = std::map<int, std::set<int>>;
 constexpr int kLetters = 0, kFacts = 1;
 
+// The fewest written bits a head's form reads through one sum coordinate
+// (Builder::summed). Below it the head reads the bits themselves: the sum
+// would cost a coordinate and as many FFN weights as it saves head weights
+// (the catalogue's formulas keep their models).
+constexpr std::size_t kSumMin = 4;
+
 // The widest test that rounds raw head outputs itself (see materialize).
 // Measured on the 66 star-free automata of the MLRegTest sample: no limit
 // gives 2,803 layers and 238,918 nonzero weights in all, 8 gives 2,819 and
@@ -420,6 +426,7 @@ class Builder {
     }
     op.target = target;
     layer(l).ffn.push_back(std::move(op));
+    writer_[target] = {l, static_cast<int>(layer(l).ffn.size()) - 1};
     memo_.emplace(std::move(key), target);
     return target;
   }
@@ -525,11 +532,47 @@ class Builder {
   // The form a head reads for a test (stop or value): affine, or a
   // coordinate an FFN writes (and not BOS).
   LinearForm head_input(const Test& t, const std::string& label) {
-    if (auto f = affine(t)) return *f;
+    if (auto f = affine(t)) return summed(*f, label);
     // A test that is 0 at BOS for every word needs no guard (and so is
     // shared with the same test elsewhere).
     const std::optional<int> at_bos = bos_value(t);
     return LinearForm{{{materialize(t, !(at_bos && *at_bos == 0), label), 1.0}}};
+  }
+
+  // An affine form's terms on bits that FFN units write, replaced by one
+  // coordinate that those units write as well: at most one of the bits is 1
+  // (affine checked it) and the residual stream adds what every unit writes,
+  // so the coordinate is their sum at every row (the bits' values at BOS
+  // included). A head then reads one coordinate instead of one per term, in
+  // the same layer: the sum is complete when its last term is. Shared by
+  // every form with the same terms.
+  LinearForm summed(LinearForm f, const std::string& label) {
+    std::vector<int> parts;
+    double weight = 0;
+    for (const auto& [c, w] : f.terms) {
+      if (!writer_.count(c)) continue;
+      if (weight != 0 && w != weight) return f;  // mixed signs: not one sum
+      weight = w;
+      parts.push_back(c);
+    }
+    if (parts.size() < kSumMin) return f;
+    std::sort(parts.begin(), parts.end());
+    auto [it, added] = memo_sums_.emplace(parts, -1);
+    if (added) {
+      int ready = -1;
+      for (int c : parts) ready = std::max(ready, ready_[c]);
+      it->second = coord("sum:" + label.substr(label.find(':') + 1), ready);
+      for (int c : parts) {
+        const auto [l, i] = writer_.at(c);
+        plan_.layers[l].ffn[i].also.push_back(it->second);
+      }
+    }
+    LinearForm out;
+    for (const auto& [c, w] : f.terms) {
+      if (!std::binary_search(parts.begin(), parts.end(), c)) out.terms.emplace_back(c, w);
+    }
+    out.terms.emplace_back(it->second, weight);
+    return out;
   }
 
   // The first attention layer that may read every coordinate of the forms.
@@ -641,6 +684,8 @@ class Builder {
   std::vector<Tags> tags_;      // what the bit implies (implied())
   std::unordered_map<TestKey, Tags, TestKeyHash> test_tags_;  // facts on tests (imply())
   std::unordered_map<int, LinearForm> sum_of_;  // written ors (ands of negations) that equal a sum of exact bits
+  std::unordered_map<int, std::pair<int, int>> writer_;  // a threshold's target -> (layer, index in its FFN)
+  std::map<std::vector<int>, int> memo_sums_;            // summed(): terms -> their sum's coordinate
   std::unordered_map<TestKey, int, TestKeyHash> memo_;         // materialized tests
   std::unordered_map<std::string, int> memo_heads_;            // heads: since/until, count, sign
   std::map<std::pair<int, int>, int> memo_iff_;
@@ -880,7 +925,8 @@ void drop_unread(Plan& plan) {
     }
     for (PlannedLayer& l : plan.layers) {
       changed |= std::erase_if(l.ffn, [&](const GlueOp& op) {
-        return op.kind == GlueKind::kThreshold && !read.count(op.target);
+        return op.kind == GlueKind::kThreshold && !read.count(op.target) &&
+               std::none_of(op.also.begin(), op.also.end(), [&](int a) { return read.count(a) > 0; });
       }) > 0;
     }
   }
@@ -948,8 +994,9 @@ std::string Plan::describe() const {
       if (op.kind == GlueKind::kSignRound) in[1] = fmt::format("value at BOS {}", op.inputs[1]);
       const std::string what =
           op.kind == GlueKind::kThreshold ? op.expr : fmt::format("{}({})", glue_name(op), fmt::join(in, ", "));
-      out += fmt::format("  ffn  {} -> {}  [{} units]\n", what,
-                         coords[op.target], op.units());
+      std::string also;
+      for (int a : op.also) also += " + " + coords[a];
+      out += fmt::format("  ffn  {} -> {}{}  [{} units]\n", what, coords[op.target], also, op.units());
     }
   }
   out += fmt::format("output       {} >= 0.5 at position n (BOS for the empty word)\n", coords[output]);
@@ -992,6 +1039,11 @@ nlohmann::ordered_json Plan::to_json() const {
         o["rounds"] = op.form == ThresholdForm::kRho;
       }
       o["writes"] = coords[op.target];
+      if (!op.also.empty()) {
+        std::vector<std::string> also;
+        for (int a : op.also) also.push_back(coords[a]);
+        o["adds_to"] = also;
+      }
       o["units"] = op.units();
       l["ffn"].push_back(std::move(o));
     }

@@ -63,6 +63,10 @@ struct GlueOp {
   ThresholdForm form = ThresholdForm::kRelu;
   int raw_inputs = 0;  // kThreshold: how many since/until heads' raw outputs it reads (kRho when > 0)
   std::string expr{};  // kThreshold: what it computes, e.g. "and(tok:a, !att:Y b)", for `analyze`
+  // kThreshold: coordinates the result is added to as well: sums of bits of
+  // which at most one is 1 (plan.cc, Builder::summed), each written by the
+  // units of its terms.
+  std::vector<int> also{};
   int units() const;  // hidden ReLU units it costs
   std::vector<int> input_coords() const;  // the coordinates it reads (kSignRound: {raw, value at BOS})
 };

@@ -365,6 +365,40 @@ TEST_CASE("compiler: proved exclusivity facts make an or of their members a sum"
   }
 }
 
+TEST_CASE("compiler: a head reads a sum of 4 or more written exclusive bits through one sum coordinate", "[compile]") {
+  // The letter before position i is a, b or c, or there is none: the four
+  // ands exclude each other (a proved fact here by construction). The O
+  // head's stop is then one coordinate that the four ands' units also write
+  // (GlueOp::also); the verdicts equal the evaluator's.
+  const std::vector<const char*> members{"c & Y a", "c & Y b", "c & Y c", "c & first"};
+  compile::Exclusive facts(1);
+  for (const char* m : members) facts[0].push_back(logic::parse(m, "abc"));
+  const logic::Formula f = logic::parse("O((c & Y a) | (c & Y b) | (c & Y c) | (c & first)) & !a", "abc");
+  compile::CompileOptions with;
+  with.exclusive = &facts;
+  const compile::Compiled c = compile::compile_formula(f, "abc", with);
+  INFO(c.plan.describe());
+  const compile::PlannedHead& o = c.plan.layers.back().heads.back();
+  REQUIRE(o.stop.terms.size() == 1);
+  const int sum = o.stop.terms[0].first;
+  CHECK(c.plan.coords[sum].rfind("sum:", 0) == 0);
+  int writers = 0;
+  for (const compile::PlannedLayer& l : c.plan.layers) {
+    for (const compile::GlueOp& op : l.ffn) writers += std::count(op.also.begin(), op.also.end(), sum);
+  }
+  CHECK(writers == 4);
+  const model::Engine engine(c.model);
+  model::RunOptions hard;
+  hard.mode = model::AttentionMode::kHard;
+  for (const std::string& w : all_words("abc", 7)) {
+    INFO("\"" << w << "\"");
+    const model::RunResult r = engine.run(w);
+    REQUIRE(r.accepted == logic::accepts(f, w));
+    REQUIRE(r.output_margin == 0.5);
+    REQUIRE(engine.run(w, hard).accepted == logic::accepts(f, w));
+  }
+}
+
 namespace {
 // The same weights with every value column of a head as a head of its own
 // (copies of the query and key): the model the compiler wrote before heads
