@@ -470,8 +470,9 @@ class Builder {
 
   // Both hold: each group's members are those in both.
   static void meet(Tags& a, const Tags& b) {
-    for (const auto& [g, m] : b) {
-      auto [it, added] = a.emplace(g, m);
+    for (const auto& entry : b) {
+      const std::set<int>& m = entry.second;
+      auto [it, added] = a.emplace(entry.first, m);
       if (!added) std::erase_if(it->second, [&](int x) { return m.count(x) == 0; });
     }
   }
