@@ -79,7 +79,11 @@ class Builder {
       }
     }
     out.formula = name(accept(), "accept");
-    out.exclusive = exclusive_;
+    for (const std::map<int, Formula>& level : prev_) {  // a level holds one value at i − 1
+      std::vector<Formula> group;
+      for (const auto& [t, f] : level) group.push_back(f);
+      out.exclusive.push_back(std::move(group));
+    }
     finish(out, names_);
     return out;
   }
@@ -121,9 +125,6 @@ class Builder {
       const Formula stay = name(logic::not_(reset), fmt::format("stay{}.{}", d, t));
       prev_[d - 1][t] = name(previous(logic::since(stay, in), stay, t == initial), fmt::format("prev{}.{}", d, t));
     }
-    std::vector<Formula> group;
-    for (const auto& [t, f] : prev_[d - 1]) group.push_back(f);
-    exclusive_.push_back(std::move(group));
   }
 
   // Acceptance from the chain at i − 1 and the letter at i: the DFA's state
@@ -156,7 +157,6 @@ class Builder {
   std::vector<Formula> pre_;
   std::vector<std::map<int, Formula>> prev_;
   logic::Names names_;
-  std::vector<std::vector<Formula>> exclusive_;  // prev(d, ·) of each level
 };
 
 

@@ -183,16 +183,12 @@ class Builder {
     ready_.push_back(ready);
     bos_value_.push_back(bos_value);
     raw_.push_back(raw);
-    token_.push_back(false);
     tags_.emplace_back();
     return static_cast<int>(plan_.coords.size()) - 1;
   }
 
   // Marks a coordinate as the one-hot of a letter (it implies itself).
-  void set_token(int c) {
-    token_[c] = true;
-    tags_[c] = Tags{{kLetters, {c}}};
-  }
+  void set_token(int c) { tags_[c] = Tags{{kLetters, {c}}}; }
 
   // A fact from the formula's source (cascade/derive.h, `exclusive`): the
   // test implies member m of group g, whose members exclude each other.
@@ -238,7 +234,12 @@ class Builder {
     return plan_.zero;
   }
 
-  bool is_token(int c) const { return c >= 0 && token_[c]; }
+  // A token is the only bit whose letters are exactly itself.
+  bool is_token(int c) const {
+    if (c < 0) return false;
+    auto it = tags_[c].find(kLetters);
+    return it != tags_[c].end() && it->second.size() == 1 && *it->second.begin() == c;
+  }
 
   // The and (conj) or the or of tests. A kid of the other kind with more
   // than one literal is written to a coordinate first (one FFN); every other
@@ -385,7 +386,6 @@ class Builder {
         continue;
       }
       op.terms.emplace_back(lit.coord, lit.neg ? -1 : 1);
-      l = std::max(l, ffn_first(lit.coord));
     }
     if (t.conj) {
       op.bias -= k - 1;  // an empty and is 1
@@ -681,7 +681,6 @@ class Builder {
   std::vector<int> ready_;
   std::vector<int> bos_value_;  // the 0/1 value at the BOS row when it is the same for every word, else -1
   std::vector<bool> raw_;       // a since/until head's raw output
-  std::vector<bool> token_;     // a letter's one-hot
   std::vector<Tags> tags_;      // what the bit implies (implied())
   std::unordered_map<TestKey, Tags, TestKeyHash> test_tags_;  // facts on tests (imply())
   std::unordered_map<int, LinearForm> sum_of_;  // written ors (ands of negations) that equal a sum of exact bits
