@@ -62,8 +62,9 @@ void score_block(const HeadJob& job, std::int64_t i0, std::int64_t i1, std::int6
 }
 
 void attend(const HeadJob& job, AttentionScratch& scratch, MatD& out) {
+  // Not zero-filled: every path writes every row (each scan emits each row
+  // once, each blocked path ends every query row with its output).
   resize_buffer(out, job.Q.rows(), job.V.cols());
-  out.setZero();
   if (job.linear_scan) {
     // Linear-time paths, chosen from the weights' effect on this word alone:
     // few distinct queries (per-class online softmax) or few distinct keys

@@ -7,6 +7,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <type_traits>
@@ -104,11 +105,12 @@ struct Buffers {
 
 // The token ids of BOS and the word's symbols; a symbol outside the
 // alphabet is an error naming it and its (1-based) position.
-void read_tokens(const Transformer& t, std::string_view word, std::vector<int>& tokens) {
+// token_of: Transformer::token of every byte, looked up once per model.
+void read_tokens(const std::array<int, 256>& token_of, std::string_view word, std::vector<int>& tokens) {
   const std::int64_t n = static_cast<std::int64_t>(word.size());
   tokens.assign(static_cast<std::size_t>(n + 1), 0);
   for (std::int64_t i = 0; i < n; ++i) {
-    const int tok = t.token(word[i]);
+    const int tok = token_of[static_cast<unsigned char>(word[i])];
     if (tok < 0) {
       throw std::invalid_argument(fmt::format("symbol {} at {} is not in the model's alphabet",
                                               (word[i] > ' ' && word[i] < 0x7f) ||
@@ -220,12 +222,16 @@ struct Prepared {
     bool narrow = false;
     std::vector<Eigen::Index> head_cols, touched;
   };
+  std::array<int, 256> token_of{};
   MatT embed;
+  bool embed_finite = true;
   Linear<T> pos_proj;
   std::vector<Layer> layers;
 
   explicit Prepared(const Transformer& t) {
+    for (int b = 0; b < 256; ++b) token_of[static_cast<std::size_t>(b)] = t.token(static_cast<char>(b));
     embed = t.embed.cast<T>();
+    embed_finite = embed.allFinite();
     pos_proj = Linear<T>(t.pos_proj.cast<T>());
     for (const LayerWeights& lw : t.layers) {
       Layer layer;
@@ -263,7 +269,7 @@ struct Prepared {
   RunResult run(const Transformer& t, std::string_view word, const RunOptions& opt, Buffers<T>& ws) const {
     const ModelConfig& cfg = t.config;
     const std::int64_t n = static_cast<std::int64_t>(word.size());
-    read_tokens(t, word, ws.tokens);
+    read_tokens(token_of, word, ws.tokens);
     embed_word(cfg, n, opt.reference, ws);
     // A narrow first layer only re-zeroes its own columns of delta: start clean.
     resize_buffer(ws.delta, n + 1, cfg.d_model);
@@ -299,6 +305,20 @@ struct Prepared {
       for (int c = 0; c < width; ++c) phi(j, c) = static_cast<T>(ws.buf[c]);
     }
     MatT& X = ws.X;
+    if (width == 0 && !reference) {
+      // No position features: each row is its token's, as 0 + embed (the
+      // empty product's zeros plus the row, -0 included), with no GEMM call,
+      // and finite when the table is.
+      resize_buffer(X, n_pos, embed.cols());
+      const Eigen::Index d = embed.cols();
+      for (std::int64_t j = 0; j < n_pos; ++j) {
+        const T* e = embed.row(ws.tokens[j]).data();
+        T* x = X.row(j).data();
+        for (Eigen::Index c = 0; c < d; ++c) x[c] = T(0) + e[c];
+      }
+      if (!embed_finite && !X.allFinite()) throw NumericError("the embedding overflows (a value is infinite or NaN)");
+      return;
+    }
     pos_proj.apply(phi, X, reference);
     for (std::int64_t j = 0; j < n_pos; ++j) X.row(j) += embed.row(ws.tokens[j]);
     if (!X.allFinite()) throw NumericError("the embedding overflows (a value is infinite or NaN)");
