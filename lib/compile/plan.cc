@@ -153,8 +153,14 @@ struct TestKeyHash {
 // (one letter per position); group kFacts + g is the formula source's g-th
 // group (plan_formula's `exclusive`). Two bits whose sets in one group are
 // disjoint are never both 1.
+// Groups kStart and kEnd have two members each: 0, the word's first (last)
+// position, and 1, any other. A since head's output bit (not weak) is 1 only
+// where an earlier position exists, an until head's only where a later one
+// does (at the first position a since head sees BOS alone, whose value is
+// 0), and first (last) holds only at the first (last) position: so first & b
+// and b & Y b are never both 1.
 using Tags = std::map<int, std::set<int>>;
-constexpr int kLetters = 0, kFacts = 1;
+constexpr int kStart = -2, kEnd = -1, kLetters = 0, kFacts = 1;
 
 // The fewest written bits a head's form reads through one sum coordinate
 // (Builder::summed). Below it the head reads the bits themselves: the sum
@@ -176,19 +182,24 @@ constexpr std::size_t kFuseMax = 8;
 // head: heads read exact bits only).
 class Builder {
  public:
-  explicit Builder(Plan& plan) : plan_(plan) {}
+  explicit Builder(Plan& plan) : plan_(&plan) {}
 
   int coord(std::string label, int ready, int bos_value = -1, bool raw = false) {
-    plan_.coords.push_back(std::move(label));
+    plan_->coords.push_back(std::move(label));
     ready_.push_back(ready);
     bos_value_.push_back(bos_value);
     raw_.push_back(raw);
     tags_.emplace_back();
-    return static_cast<int>(plan_.coords.size()) - 1;
+    return static_cast<int>(plan_->coords.size()) - 1;
   }
 
   // Marks a coordinate as the one-hot of a letter (it implies itself).
   void set_token(int c) { tags_[c] = Tags{{kLetters, {c}}}; }
+
+  // t holds only at the word's first position (since) or its last (until).
+  void at_end(const Test& t, bool since) {
+    meet(test_tags_[TestKey{t, false}], Tags{{since ? kStart : kEnd, {0}}});
+  }
 
   // A fact from the formula's source (cascade/derive.h, `exclusive`): the
   // test implies member m of group g, whose members exclude each other.
@@ -199,8 +210,8 @@ class Builder {
   }
 
   PlannedLayer& layer(int l) {
-    if (static_cast<int>(plan_.layers.size()) <= l) plan_.layers.resize(l + 1);
-    return plan_.layers[l];
+    if (static_cast<int>(plan_->layers.size()) <= l) plan_->layers.resize(l + 1);
+    return plan_->layers[l];
   }
 
   // Adds a head to layer l, sharing a model head with one whose attention is
@@ -224,14 +235,20 @@ class Builder {
 
   // The first layer whose FFN (resp. attention) may read coordinate c.
   int ffn_first(int c) const { return raw_[c] ? ready_[c] : ready_[c] + 1; }
+  // The first layer whose FFN may read every literal of t (0 for a constant).
+  int ffn_first(const Test& t) const {
+    int l = 0;
+    for (const Lit& lit : t.lits) l = std::max(l, ffn_first(lit.coord));
+    return l;
+  }
   int attn_first(int c) const {
     if (raw_[c]) throw std::logic_error("plan: a head would read a raw head output");
     return ready_[c] + 1;
   }
 
   int zero() {
-    if (plan_.zero < 0) plan_.zero = coord("false", -1, 0);
-    return plan_.zero;
+    if (plan_->zero < 0) plan_->zero = coord("false", -1, 0);
+    return plan_->zero;
   }
 
   // A token is the only bit whose letters are exactly itself.
@@ -327,11 +344,11 @@ class Builder {
   // maps t to the exact bit; beyond that the earliest are rounded first.
   int materialize(Test t, bool not_bos, const std::string& label) {
     if (!not_bos) {
-      if (t.is_true()) return plan_.one;
+      if (t.is_true()) return plan_->one;
       if (t.is_false()) return zero();
       if (t.single() && !t.lits[0].neg && !raw_[t.lits[0].coord]) return t.lits[0].coord;
     }
-    const double eps = plan_.head_leak();
+    const double eps = plan_->head_leak();
     auto raw_count = [&] {
       return std::count_if(t.lits.begin(), t.lits.end(), [&](const Lit& l) { return raw_[l.coord]; });
     };
@@ -377,7 +394,7 @@ class Builder {
     for (const Lit& lit : t.lits) {
       op.bias += lit.neg ? 1 : 0;
       op.raw_inputs += raw_[lit.coord] ? 1 : 0;
-      shown.push_back((lit.neg ? "!" : "") + plan_.coords[lit.coord]);
+      shown.push_back((lit.neg ? "!" : "") + plan_->coords[lit.coord]);
       if (sum_of_.count(lit.coord) && ffn_first(lit.coord) > l) {
         for (const auto& [x, w] : sum_of_.at(lit.coord).terms) {
           op.terms.emplace_back(x, static_cast<int>(lit.neg ? -w : w));
@@ -390,19 +407,19 @@ class Builder {
     if (t.conj) {
       op.bias -= k - 1;  // an empty and is 1
       if (not_bos) {
-        op.terms.emplace_back(plan_.bos, -1);  // and !bos
+        op.terms.emplace_back(plan_->bos, -1);  // and !bos
         shown.push_back("!bos");
       }
       op.form = ThresholdForm::kRelu;
     } else {
-      if (not_bos) op.terms.emplace_back(plan_.bos, -k);  // t <= k, so t - k bos <= 0 at BOS
+      if (not_bos) op.terms.emplace_back(plan_->bos, -k);  // t <= k, so t - k bos <= 0 at BOS
       op.form = not_bos ? ThresholdForm::kClamp : ThresholdForm::kOneMinus;
     }
     const bool rounds = op.raw_inputs > 0;
     if (rounds) op.form = ThresholdForm::kRho;
     std::string expr;
     if (k == 1 && !not_bos) {
-      expr = t.lits[0].neg ? fmt::format("not({})", plan_.coords[t.lits[0].coord]) : plan_.coords[t.lits[0].coord];
+      expr = t.lits[0].neg ? fmt::format("not({})", plan_->coords[t.lits[0].coord]) : plan_->coords[t.lits[0].coord];
     } else {
       expr = fmt::format("{}({})", t.conj ? "and" : "or", fmt::join(shown, ", "));
       if (!t.conj && not_bos) expr = fmt::format("and({}, !bos)", expr);
@@ -421,7 +438,7 @@ class Builder {
       // The bit equals this sum of exact bits at every row: the affine form
       // (0 at BOS) plus the bit's value at BOS.
       const bool at_bos = t.conj ? sum_at_bos == 0 : sum_at_bos >= 1;
-      if (at_bos) f->terms.emplace_back(plan_.bos, 1.0);
+      if (at_bos) f->terms.emplace_back(plan_->bos, 1.0);
       sum_of_[target] = std::move(*f);
     }
     op.target = target;
@@ -496,7 +513,7 @@ class Builder {
   std::optional<LinearForm> affine(const Test& t, int* sum_at_bos = nullptr) const {
     LinearForm f;
     if (t.lits.empty()) {
-      if (t.is_true()) f.terms = {{plan_.one, 1.0}, {plan_.bos, -1.0}};
+      if (t.is_true()) f.terms = {{plan_->one, 1.0}, {plan_->bos, -1.0}};
       return f;  // false: 0 everywhere
     }
     if (!t.single()) {
@@ -515,18 +532,18 @@ class Builder {
           if (!exclusive(tags[i], tags[j])) return std::nullopt;
         }
       }
-      if (t.conj) f.terms.emplace_back(plan_.one, 1.0);
+      if (t.conj) f.terms.emplace_back(plan_->one, 1.0);
       for (const Lit& l : t.lits) f.terms.emplace_back(l.coord, t.conj ? -1.0 : 1.0);
       if (sum_at_bos) *sum_at_bos = at_bos;
       const int bos = t.conj ? 1 - at_bos : at_bos;  // the form's value at BOS without the correction
-      if (bos != 0) f.terms.emplace_back(plan_.bos, -static_cast<double>(bos));
+      if (bos != 0) f.terms.emplace_back(plan_->bos, -static_cast<double>(bos));
       return f;
     }
     const Lit& lit = t.lits[0];
     if (raw_[lit.coord] || bos_value_[lit.coord] < 0) return std::nullopt;
-    if (lit.neg) f.terms.emplace_back(plan_.one, 1.0);
+    if (lit.neg) f.terms.emplace_back(plan_->one, 1.0);
     f.terms.emplace_back(lit.coord, lit.neg ? -1.0 : 1.0);
-    if ((bos_value_[lit.coord] == 1) != lit.neg) f.terms.emplace_back(plan_.bos, -1.0);
+    if ((bos_value_[lit.coord] == 1) != lit.neg) f.terms.emplace_back(plan_->bos, -1.0);
     return f;
   }
 
@@ -565,7 +582,7 @@ class Builder {
       it->second = coord("sum:" + label.substr(label.find(':') + 1), ready);
       for (int c : parts) {
         const auto [l, i] = writer_.at(c);
-        plan_.layers[l].ffn[i].also.push_back(it->second);
+        plan_->layers[l].ffn[i].also.push_back(it->second);
       }
     }
     LinearForm out;
@@ -597,7 +614,7 @@ class Builder {
     const Test stop_test = combine(false, {negate(guard), event}, {not_guard_label, event_label});
     const LinearForm stop = head_input(stop_test, "stop:" + label);
     LinearForm value = head_input(event, "value:" + label);
-    if (weak) value.terms.emplace_back(plan_.bos, 1.0);
+    if (weak) value.terms.emplace_back(plan_->bos, 1.0);
     std::string key = since ? (weak ? "W:" : "S:") : "U:";
     key += form_key(stop) + ";" + form_key(value);
     if (auto it = memo_heads_.find(key); it != memo_heads_.end()) return literal(it->second);
@@ -606,6 +623,7 @@ class Builder {
     // At the BOS row a since head sees only BOS (value 0, 1 when weak): its
     // output is that value.
     head.raw = coord("att:" + label, l, since ? (weak ? 1 : 0) : -1, /*raw=*/true);
+    if (!weak) tags_[head.raw] = Tags{{since ? kStart : kEnd, {1}}};  // an earlier (later) position exists
     push_head(l, head);
     memo_heads_[key] = head.raw;
     return literal(head.raw);
@@ -625,12 +643,12 @@ class Builder {
   }
 
   int frac_one() {
-    if (plan_.frac_one < 0) {
-      PlannedHead head{HeadKind::kCount, "#bos", {}, LinearForm{{{plan_.bos, 1.0}}}, {}};
-      head.raw = plan_.frac_one = coord("frac:1", 0);
+    if (plan_->frac_one < 0) {
+      PlannedHead head{HeadKind::kCount, "#bos", {}, LinearForm{{{plan_->bos, 1.0}}}, {}};
+      head.raw = plan_->frac_one = coord("frac:1", 0);
       push_head(0, head);
     }
-    return plan_.frac_one;
+    return plan_->frac_one;
   }
 
   // [E > 0] where E (a linear form in count fractions) is a nonzero multiple
@@ -639,7 +657,7 @@ class Builder {
     const std::string key = "sign:" + form_key(e) + (known ? "1" : "0");
     if (auto it = memo_heads_.find(key); it != memo_heads_.end()) return it->second;
     const int l = attention_layer({&e});
-    PlannedHead head{HeadKind::kSign, label, {}, LinearForm{{{plan_.bos, 1.0}}}, e};
+    PlannedHead head{HeadKind::kSign, label, {}, LinearForm{{{plan_->bos, 1.0}}}, e};
     head.raw = coord("att:" + label, l);
     head.result = coord("sub:" + label, l, known ? 1 : 0);  // the compile-time value at point 0
     push_head(l, head);
@@ -675,9 +693,9 @@ class Builder {
   }
 
   // "sub:LABEL" for a head's raw output "att:LABEL".
-  std::string head_label(int raw) const { return plan_.coords[raw].substr(4); }
+  std::string head_label(int raw) const { return plan_->coords[raw].substr(4); }
 
-  Plan& plan_;
+  Plan* plan_;  // a pointer: a Builder is copied and assigned (FormulaPlanner::merge_reachability)
   std::vector<int> ready_;
   std::vector<int> bos_value_;  // the 0/1 value at the BOS row when it is the same for every word, else -1
   std::vector<bool> raw_;       // a since/until head's raw output
@@ -810,6 +828,7 @@ class FormulaPlanner {
             }
           }
         }
+        merge_reachability(n, used, in, labels);
         for (std::size_t k = 0; k < n.kids.size(); ++k) {
           if (used[k]) continue;
           in.push_back(kid(static_cast<int>(k)));
@@ -830,7 +849,10 @@ class FormulaPlanner {
                                 not_label(n.kids[0])));
         break;
       }
-      case Op::kFirst: out = negate(b.temporal(true, never, always, "Y true", "sub:true", "sub:true")); break;
+      case Op::kFirst:
+        out = negate(b.temporal(true, never, always, "Y true", "sub:true", "sub:true"));
+        b.at_end(out, true);
+        break;
       // Future mirrors: X p = false U p, F p = true U p, G p = !F !p, last = !X true.
       case Op::kNext: out = b.temporal(false, never, kid(0), label, "sub:true", kid_label(0)); break;
       case Op::kEventually: out = b.temporal(false, always, kid(0), label, "sub:false", kid_label(0)); break;
@@ -841,7 +863,10 @@ class FormulaPlanner {
                                 not_label(n.kids[0])));
         break;
       }
-      case Op::kLast: out = negate(b.temporal(false, never, always, "X true", "sub:true", "sub:true")); break;
+      case Op::kLast:
+        out = negate(b.temporal(false, never, always, "X true", "sub:true", "sub:true"));
+        b.at_end(out, false);
+        break;
       case Op::kCompare: out = compare(n, label); break;
     }
     if (auto it = facts_.find(f); it != facts_.end()) {
@@ -853,6 +878,66 @@ class FormulaPlanner {
 
  private:
   std::string sub_label(logic::Formula f) const { return "sub:" + text_of(f, names_); }
+
+  // Several operands of one & or | that each ask whether something happened
+  // earlier (or happens later) can be one head: O p | O q = O (p | q), and
+  // under &, !O p & !O q = !O (p | q) and H p & H q = H (p & q) = !O (!p | !q)
+  // (the future mirrors with F and G). The merged head costs one head instead
+  // of k, but its stop, an or of the events, may need one more FFN stage
+  // than the events' own stops (an or of ands that are not proved exclusive
+  // is not one threshold). So both are built and the merge kept only when
+  // its result is ready as early as the separate heads' and the plan is no
+  // deeper: ab-star's three O heads become one (2 layers and 4 heads to 3
+  // and 2 would be deeper: kept when not). Operands with exclusivity facts
+  // are left alone (their tests must be built as themselves).
+  void merge_reachability(const logic::Node& n, std::vector<bool>& used, std::vector<Test>& in,
+                          std::vector<std::string>& labels) {
+    const bool conj = n.op == Op::kAnd;
+    for (const bool past : {true, false}) {
+      const Op exists = past ? Op::kOnce : Op::kEventually;
+      const Op every = past ? Op::kHistorically : Op::kGlobally;
+      std::vector<logic::Formula> events;  // the group is O/F of their disjunction
+      std::vector<std::size_t> members;
+      for (std::size_t k = 0; k < n.kids.size(); ++k) {
+        const logic::Formula g = n.kids[k];
+        if (used[k] || facts_.count(g)) continue;
+        // Under &: !O x contributes x, H p contributes !p; under |: O x, !H p.
+        const bool negated = g->op == Op::kNot;
+        const logic::Formula inner = negated ? g->kids[0] : g;
+        if (facts_.count(inner)) continue;
+        if (inner->op == exists && negated == conj) {
+          events.push_back(inner->kids[0]);
+        } else if (inner->op == every && negated != conj) {
+          events.push_back(logic::not_(inner->kids[0]));
+        } else {
+          continue;
+        }
+        members.push_back(k);
+      }
+      if (members.size() < 2) continue;
+      const logic::Formula reach = past ? logic::once(logic::or_(events)) : logic::eventually(logic::or_(events));
+      const logic::Formula merged = conj ? logic::not_(reach) : reach;
+      // The separate heads first, then the merged one from the same state.
+      const Plan plan_before = plan_;
+      const Builder builder_before = b_;
+      int separate_ready = 0;
+      for (const std::size_t k : members) separate_ready = std::max(separate_ready, b_.ffn_first(build(n.kids[k])));
+      const std::size_t separate_depth = plan_.layers.size();
+      Plan plan_separate = plan_;
+      Builder builder_separate = b_;
+      plan_ = plan_before;
+      b_ = builder_before;
+      const Test out = build(merged);
+      if (b_.ffn_first(out) > separate_ready || plan_.layers.size() > separate_depth) {
+        plan_ = std::move(plan_separate);  // deeper: the separate heads, as built
+        b_ = std::move(builder_separate);
+        continue;
+      }
+      in.push_back(out);
+      labels.push_back(sub_label(merged));
+      for (const std::size_t k : members) used[k] = true;
+    }
+  }
 
   // lhs < rhs (and <=, >, >=, =, !=) on counts: the sign of D = rhs - lhs.
   Test compare(const logic::Node& n, const std::string& label) {

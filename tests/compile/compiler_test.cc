@@ -340,6 +340,37 @@ TEST_CASE("compiler: (g S e) | H g is one weak since head (value e + bos)", "[co
   CHECK(weak_sinces(compile::compile_formula(logic::parse("(a S b) | H c", "abc"), "abc").plan) == 0);
 }
 
+TEST_CASE("compiler: O/F operands of one & or | are one head when that is no deeper", "[compile]") {
+  // !O p & !O q = !O (p | q), O p | O q = O (p | q), H p & H q = !O (!p | !q),
+  // and the future mirrors: one head when the or of the events is a sum
+  // (exclusive bits; first and last exclude a since or until head's bit),
+  // the separate heads when the merged stop would need one more FFN stage.
+  // Every case against the evaluator on every word to length 6.
+  struct Case {
+    const char* text;
+    std::size_t layers, heads;
+  };
+  for (const Case& k : std::vector<Case>{
+           // merged: ab-star's formula, one O head for three
+           {"!(first & b) & !O(first & b) & !a & !(a & Y a) & !O(a & Y a) & !(b & Y b) & !O(b & Y b)", 2, 2},
+           {"!O(a & Y a) & !O(b & Y b)", 2, 2},
+           {"O(a & Y b) | O(b & Y c) | c", 2, 2},
+           {"!F(a & X a) & !F(b & X b) & !F(last & a)", 2, 2},
+           {"H !a & H !b", 1, 1},
+           // kept: (a & Y b) | (a & Y c) is not a sum (same letter, both later)
+           {"!O(a & Y b) & !O(a & Y c)", 2, 3},
+       }) {
+    const logic::Formula f = logic::parse(k.text, "abc");
+    for (compile::PeMode pe : {compile::PeMode::kBounded, compile::PeMode::kUnbounded}) {
+      const compile::Compiled c = compile::compile_formula(f, "abc", {pe, compile::kDefaultC});
+      INFO(k.text << "\n" << c.plan.describe());
+      CHECK(c.plan.layers.size() == k.layers);
+      CHECK(static_cast<std::size_t>(c.plan.heads()) == k.heads);
+      check_exact(c.model, f, "abc", 6);
+    }
+  }
+}
+
 TEST_CASE("compiler: proved exclusivity facts make an or of their members a sum", "[compile]") {
   // p = c & Y a and q = c & Y b imply the same letter, but exclude each
   // other by the letter before; the planner cannot see that, the fact says
