@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <type_traits>
 
@@ -125,7 +126,7 @@ void read_tokens(const std::array<int, 256>& token_of, std::string_view word, st
 }
 
 // A layer's FFN when fc1 and fc2 are both sparse, run one position at a
-// time: each hidden unit from its own nonzeros of fc1 (CSR by unit), and only
+// time: each hidden unit from its nonzeros of fc1 (CSR by distinct row), and only
 // the units ReLU leaves positive scattered through their column of fc2 (CSC
 // by unit). No (n+1) x hidden matrix is zeroed or written. Every residual
 // value receives the same additions in the same order as Linear's sparse
@@ -134,9 +135,15 @@ void read_tokens(const std::array<int, 256>& token_of, std::string_view word, st
 // of +0. Written by hand: Eigen has no fused sparse-ReLU-sparse product.
 template <typename T>
 struct FusedFfn {
-  std::vector<std::size_t> unit_start, unit_end;  // fc1 nonzeros of unit u: [unit_start[u], unit_end[u])
+  // fc1's distinct rows (forms): compiled FFNs round with pairs of units
+  // that read the same inputs with the same weights and differ in their bias
+  // (rho(t) = ReLU(2t - 1/2) - ReLU(2t - 3/2)), so each form is summed once
+  // per position and its units add their biases: the same sum, in the same
+  // order, as each unit's own.
+  std::vector<std::size_t> form_start;  // fc1 nonzeros of form f: [form_start[f], form_start[f + 1])
   std::vector<Eigen::Index> in;
   std::vector<T> w_in;
+  std::vector<std::size_t> unit_form;  // the form of unit u
   std::vector<std::size_t> col_start;  // fc2 nonzeros of unit u: [col_start[u], col_start[u + 1])
   std::vector<Eigen::Index> out;
   std::vector<T> w_out;
@@ -146,14 +153,20 @@ struct FusedFfn {
   FusedFfn(const Linear<T>& fc1, const Linear<T>& fc2, const Eigen::Matrix<T, 1, Eigen::Dynamic, Eigen::RowMajor>& bias)
       : b1(bias) {
     const std::size_t hidden = static_cast<std::size_t>(fc1.rows());
-    unit_start.assign(hidden, 0);
-    unit_end.assign(hidden, 0);
-    for (const auto& e : fc1.entries) {  // row-major: grouped by unit, inputs increasing
-      const std::size_t u = static_cast<std::size_t>(e.out);
-      if (unit_end[u] == 0) unit_start[u] = in.size();
-      in.push_back(e.in);
-      w_in.push_back(e.w);
-      unit_end[u] = in.size();
+    std::vector<std::vector<std::pair<Eigen::Index, T>>> rows(hidden);
+    for (const auto& e : fc1.entries) rows[static_cast<std::size_t>(e.out)].emplace_back(e.in, e.w);  // inputs increasing
+    std::map<std::vector<std::pair<Eigen::Index, T>>, std::size_t> form_of;
+    form_start.push_back(0);
+    for (std::size_t u = 0; u < hidden; ++u) {
+      const auto [it, added] = form_of.emplace(rows[u], form_of.size());
+      if (added) {
+        for (const auto& [c, w] : rows[u]) {
+          in.push_back(c);
+          w_in.push_back(w);
+        }
+        form_start.push_back(in.size());
+      }
+      unit_form.push_back(it->second);
     }
     col_start.assign(hidden + 1, 0);
     for (const auto& e : fc2.entries) ++col_start[static_cast<std::size_t>(e.in) + 1];
@@ -169,14 +182,17 @@ struct FusedFfn {
   }
 
   // X += fc2 ReLU(fc1 X + b1), row by row; false if a unit is NaN.
+  // h: scratch (the forms' sums, then the units).
   template <typename MatT>
   bool apply(MatT& X, std::vector<T>& h) const {
-    const std::size_t hidden = unit_start.size();
-    h.resize(hidden);
-    T* hu = h.data();
+    const std::size_t hidden = unit_form.size();
+    const std::size_t forms = form_start.size() - 1;
+    h.resize(forms + hidden);
+    T* fv = h.data();
+    T* hu = h.data() + forms;
     const T* bias = b1.data();
-    const std::size_t* start = unit_start.data();
-    const std::size_t* end = unit_end.data();
+    const std::size_t* start = form_start.data();
+    const std::size_t* form = unit_form.data();
     const std::size_t* col = col_start.data();
     const Eigen::Index* from = in.data();
     const Eigen::Index* to = out.data();
@@ -184,11 +200,14 @@ struct FusedFfn {
     const T* wout = w_out.data();
     for (Eigen::Index i = 0; i < X.rows(); ++i) {
       T* x = X.row(i).data();
+      for (std::size_t f = 0; f < forms; ++f) {
+        T acc = T(0);
+        for (std::size_t k = start[f]; k < start[f + 1]; ++k) acc += win[k] * x[from[k]];
+        fv[f] = acc;
+      }
       bool nan = false;
       for (std::size_t u = 0; u < hidden; ++u) {
-        T acc = T(0);
-        for (std::size_t k = start[u]; k < end[u]; ++k) acc += win[k] * x[from[k]];
-        hu[u] = acc + bias[u];
+        hu[u] = fv[form[u]] + bias[u];
         nan = nan || std::isnan(hu[u]);
       }
       if (nan) return false;
