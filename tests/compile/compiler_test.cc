@@ -371,6 +371,43 @@ TEST_CASE("compiler: O/F operands of one & or | are one head when that is no dee
   }
 }
 
+TEST_CASE("compiler: random groups of O, H, F, G operands with first and last agree with the evaluator", "[compile]") {
+  // Random & or | of 2-4 operands, each !O x, O x, H x, !F x, F x or G x,
+  // whose events x are random small formulas, often with first or last and
+  // a letter: every merge (and every kept group) and the first/last
+  // exclusivity against the evaluator on every word to length 6, softmax
+  // with margin 0.5 and hard attention, both position-embedding modes.
+  std::mt19937_64 rng = derived_rng(29, "compile-merge-groups");
+  logic::RandomFormulaOptions o = random_options("ab", 2);
+  const std::string alphabet = "ab";
+  for (int k = 0; k < 600; ++k) {
+    std::vector<logic::Formula> operands;
+    const int count = 2 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < count; ++i) {
+      logic::Formula x = logic::random_formula(rng, o);
+      switch (rng() % 4) {
+        case 0: x = logic::and_(logic::first(), x); break;
+        case 1: x = logic::and_(logic::last(), x); break;
+        case 2: x = logic::and_(logic::letter(alphabet[rng() % 2]), x); break;
+        default: break;
+      }
+      switch (rng() % 6) {
+        case 0: operands.push_back(logic::not_(logic::once(x))); break;
+        case 1: operands.push_back(logic::once(x)); break;
+        case 2: operands.push_back(logic::historically(x)); break;
+        case 3: operands.push_back(logic::not_(logic::eventually(x))); break;
+        case 4: operands.push_back(logic::eventually(x)); break;
+        default: operands.push_back(logic::globally(x)); break;
+      }
+    }
+    const logic::Formula f = rng() % 2 ? logic::and_(operands) : logic::or_(operands);
+    const compile::PeMode pe = k % 2 ? compile::PeMode::kUnbounded : compile::PeMode::kBounded;
+    const compile::Compiled c = compile::compile_formula(f, alphabet, {pe, compile::kDefaultC});
+    INFO(logic::to_string(f) << " (" << compile::pe_name(pe) << ")\n" << c.plan.describe());
+    check_exact(c.model, f, alphabet, 6);
+  }
+}
+
 TEST_CASE("compiler: proved exclusivity facts make an or of their members a sum", "[compile]") {
   // p = c & Y a and q = c & Y b imply the same letter, but exclude each
   // other by the letter before; the planner cannot see that, the fact says
