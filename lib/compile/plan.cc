@@ -196,11 +196,6 @@ class Builder {
   // Marks a coordinate as the one-hot of a letter (it implies itself).
   void set_token(int c) { tags_[c] = Tags{{kLetters, {c}}}; }
 
-  // t holds only at the word's first position (since) or its last (until).
-  void at_end(const Test& t, bool since) {
-    meet(test_tags_[TestKey{t, false}], Tags{{since ? kStart : kEnd, {0}}});
-  }
-
   // A fact from the formula's source (cascade/derive.h, `exclusive`): the
   // test implies member m of group g, whose members exclude each other.
   void imply(const Test& t, int g, int m) {
@@ -623,7 +618,14 @@ class Builder {
     // At the BOS row a since head sees only BOS (value 0, 1 when weak): its
     // output is that value.
     head.raw = coord("att:" + label, l, since ? (weak ? 1 : 0) : -1, /*raw=*/true);
-    if (!weak) tags_[head.raw] = Tags{{since ? kStart : kEnd, {1}}};  // an earlier (later) position exists
+    if (!weak) {
+      // The bit holds only where an earlier (later) position exists; with an
+      // event true everywhere (Y true, O true, X true, F true) it holds at
+      // every such position, so its negation (first, last) only at the end.
+      const int end = since ? kStart : kEnd;
+      tags_[head.raw] = Tags{{end, {1}}};
+      if (event.is_true()) meet(test_tags_[TestKey{negate(literal(head.raw)), false}], Tags{{end, {0}}});
+    }
     push_head(l, head);
     memo_heads_[key] = head.raw;
     return literal(head.raw);
@@ -849,10 +851,7 @@ class FormulaPlanner {
                                 not_label(n.kids[0])));
         break;
       }
-      case Op::kFirst:
-        out = negate(b.temporal(true, never, always, "Y true", "sub:true", "sub:true"));
-        b.at_end(out, true);
-        break;
+      case Op::kFirst: out = negate(b.temporal(true, never, always, "Y true", "sub:true", "sub:true")); break;
       // Future mirrors: X p = false U p, F p = true U p, G p = !F !p, last = !X true.
       case Op::kNext: out = b.temporal(false, never, kid(0), label, "sub:true", kid_label(0)); break;
       case Op::kEventually: out = b.temporal(false, always, kid(0), label, "sub:false", kid_label(0)); break;
@@ -863,10 +862,7 @@ class FormulaPlanner {
                                 not_label(n.kids[0])));
         break;
       }
-      case Op::kLast:
-        out = negate(b.temporal(false, never, always, "X true", "sub:true", "sub:true"));
-        b.at_end(out, false);
-        break;
+      case Op::kLast: out = negate(b.temporal(false, never, always, "X true", "sub:true", "sub:true")); break;
       case Op::kCompare: out = compare(n, label); break;
     }
     if (auto it = facts_.find(f); it != facts_.end()) {

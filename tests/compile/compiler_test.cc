@@ -354,6 +354,7 @@ TEST_CASE("compiler: O/F operands of one & or | are one head when that is no dee
            // merged: ab-star's formula, one O head for three
            {"!(first & b) & !O(first & b) & !a & !(a & Y a) & !O(a & Y a) & !(b & Y b) & !O(b & Y b)", 2, 2},
            {"!O(a & Y a) & !O(b & Y b)", 2, 2},
+           {"!O(!O true & b) & !O(b & Y b)", 2, 2},  // !O true is first, by the head's event
            {"O(a & Y b) | O(b & Y c) | c", 2, 2},
            {"!F(a & X a) & !F(b & X b) & !F(last & a)", 2, 2},
            {"H !a & H !b", 1, 1},
