@@ -100,7 +100,8 @@ std::size_t ProgramIo::padded_length(std::size_t n) const {
 double BetaSchedule::at(std::int64_t n) const {
   const double np1 = static_cast<double>(n + 1);
   double beta = c;
-  if (a != 0) beta *= std::pow(np1, a);
+  if (a == 1) beta *= np1;  // pow(x, 1) is exactly x: the common schedule without a pow per word
+  else if (a != 0) beta *= std::pow(np1, a);
   if (b != 0) beta *= std::pow(std::log(np1), b);
   return beta;
 }

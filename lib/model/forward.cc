@@ -100,6 +100,9 @@ struct Buffers {
   std::vector<double> buf;
   std::vector<T> hidden;  // one position's FFN units (fused path)
   MatT phi, X, delta, H, V_t, out_t;
+  // The position features of a word of n < kPhiCached symbols, kept for the
+  // next word of that length (they depend on n alone): the fast path's.
+  std::vector<MatT> phi_of_length;
   MatD cast_copy, Q, K, V, out;
   AttentionScratch scratch;
 };
@@ -181,10 +184,11 @@ struct FusedFfn {
     }
   }
 
-  // X += fc2 ReLU(fc1 X + b1), row by row; false if a unit is NaN.
+  // X += fc2 ReLU(fc1 X + b1), row by row, then finish(row) on each row
+  // while it is at hand; false if a unit is NaN or finish returns false.
   // h: scratch (the forms' sums, then the units).
-  template <typename MatT>
-  bool apply(MatT& X, std::vector<T>& h) const {
+  template <typename MatT, typename Finish>
+  bool apply(MatT& X, std::vector<T>& h, Finish&& finish) const {
     const std::size_t hidden = unit_form.size();
     const std::size_t forms = form_start.size() - 1;
     h.resize(forms + hidden);
@@ -216,6 +220,7 @@ struct FusedFfn {
         if (!(v > T(0))) continue;
         for (std::size_t k = col[u]; k < col[u + 1]; ++k) x[to[k]] += wout[k] * v;
       }
+      if (!finish(x)) return false;
     }
     return true;
   }
@@ -240,11 +245,30 @@ struct Prepared {
     // +0 in the dense reference, so skipping them changes no value.
     bool narrow = false;
     std::vector<Eigen::Index> head_cols, touched;
+    // b2's nonzeros (narrow layers). The fast path's stream never holds -0
+    // (it starts as 0 + embedding and position sums and only ever has values
+    // added to it, and x + y is -0 only when both are), so adding a zero
+    // bias changes nothing and only these columns are added.
+    std::vector<Eigen::Index> bias_cols;
+
+    // A narrow layer's end on one row: its bias, and whether every column it
+    // touched is finite.
+    bool finish_row(T* x) const {
+      const T* b = b2.data();
+      for (Eigen::Index c : bias_cols) x[c] += b[c];
+      bool finite = true;
+      for (Eigen::Index c : touched) finite = finite && std::isfinite(x[c]);
+      return finite;
+    }
   };
   std::array<int, 256> token_of{};
   MatT embed;
   bool embed_finite = true;
   Linear<T> pos_proj;
+  // pos_proj's nonzeros by output (sparse pos_proj): output pos_out[g] sums
+  // entries [pos_start[g], pos_start[g + 1]).
+  std::vector<Eigen::Index> pos_out;
+  std::vector<std::size_t> pos_start;
   std::vector<Layer> layers;
 
   explicit Prepared(const Transformer& t) {
@@ -252,6 +276,13 @@ struct Prepared {
     embed = t.embed.cast<T>();
     embed_finite = embed.allFinite();
     pos_proj = Linear<T>(t.pos_proj.cast<T>());
+    for (std::size_t k = 0; k < pos_proj.entries.size(); ++k) {  // row-major: each output's entries are consecutive
+      if (pos_out.empty() || pos_out.back() != pos_proj.entries[k].out) {
+        pos_out.push_back(pos_proj.entries[k].out);
+        pos_start.push_back(k);
+      }
+    }
+    pos_start.push_back(pos_proj.entries.size());
     for (const LayerWeights& lw : t.layers) {
       Layer layer;
       for (const HeadWeights& hw : lw.heads) {
@@ -280,6 +311,7 @@ struct Prepared {
       for (std::size_t c = 0; c < head_col.size(); ++c) {
         if (head_col[c]) layer.head_cols.push_back(static_cast<Eigen::Index>(c));
         if (any[c]) layer.touched.push_back(static_cast<Eigen::Index>(c));
+        if (layer.b2(static_cast<Eigen::Index>(c)) != T(0)) layer.bias_cols.push_back(static_cast<Eigen::Index>(c));
       }
       layers.push_back(std::move(layer));
     }
@@ -308,11 +340,13 @@ struct Prepared {
   }
 
  private:
-  // X = token rows plus projected position features.
-  void embed_word(const ModelConfig& cfg, std::int64_t n, bool reference, Buffers<T>& ws) const {
+  // Words shorter than this keep their position features for the next word
+  // of their length (at most kPhiCached^2 / 2 rows of features per runner).
+  static constexpr std::int64_t kPhiCached = 256;
+
+  // The position features of a word of n symbols, one row per position.
+  static void position_rows(const ModelConfig& cfg, std::int64_t n, int width, Buffers<T>& ws, MatT& phi) {
     const std::int64_t n_pos = n + 1;
-    const int width = cfg.position_width();
-    MatT& phi = ws.phi;
     resize_buffer(phi, n_pos, width);
     ws.buf.resize(static_cast<std::size_t>(width));
     for (std::int64_t j = 0; j < n_pos; ++j) {
@@ -323,7 +357,50 @@ struct Prepared {
       }
       for (int c = 0; c < width; ++c) phi(j, c) = static_cast<T>(ws.buf[c]);
     }
+  }
+
+  // X = token rows plus projected position features.
+  void embed_word(const ModelConfig& cfg, std::int64_t n, bool reference, Buffers<T>& ws) const {
+    const std::int64_t n_pos = n + 1;
+    const int width = cfg.position_width();
     MatT& X = ws.X;
+    if (width > 0 && !reference && pos_proj.use_sparse && embed_finite) {
+      // Short words' features come from the runner's cache. Each row is its
+      // token's plus, on pos_proj's outputs, their sums: the additions of
+      // pos_proj.apply and the row sum below, in their order, in one pass
+      // over the row. The other columns are 0 + a finite embedding, so only
+      // pos_proj's outputs need the finiteness check.
+      const MatT* phi = &ws.phi;
+      if (n < kPhiCached) {
+        if (ws.phi_of_length.size() <= static_cast<std::size_t>(n)) ws.phi_of_length.resize(static_cast<std::size_t>(n) + 1);
+        MatT& cached = ws.phi_of_length[static_cast<std::size_t>(n)];
+        if (cached.rows() != n_pos) position_rows(cfg, n, width, ws, cached);
+        phi = &cached;
+      } else {
+        position_rows(cfg, n, width, ws, ws.phi);
+      }
+      resize_buffer(X, n_pos, embed.cols());
+      const Eigen::Index d = embed.cols();
+      const auto* entry = pos_proj.entries.data();
+      bool finite = true;
+      for (std::int64_t j = 0; j < n_pos; ++j) {
+        const T* e = embed.row(ws.tokens[j]).data();
+        const T* p = phi->row(j).data();
+        T* x = X.row(j).data();
+        for (Eigen::Index c = 0; c < d; ++c) x[c] = T(0) + e[c];
+        for (std::size_t g = 0; g < pos_out.size(); ++g) {
+          T acc = T(0);
+          for (std::size_t k = pos_start[g]; k < pos_start[g + 1]; ++k) acc += entry[k].w * p[entry[k].in];
+          const Eigen::Index o = pos_out[g];
+          x[o] = acc + e[o];
+          finite = finite && std::isfinite(x[o]);
+        }
+      }
+      if (!finite) throw NumericError("the embedding overflows (a value is infinite or NaN)");
+      return;
+    }
+    MatT& phi = ws.phi;
+    position_rows(cfg, n, width, ws, phi);
     if (width == 0 && !reference) {
       // No position features: each row is its token's, as 0 + embed (the
       // empty product's zeros plus the row, -0 included), with no GEMM call,
@@ -419,32 +496,34 @@ struct Prepared {
     const Layer& layer = layers[li];
     MatT& X = ws.X;
     bool finite = true;
+    const bool narrow = layer.narrow && !reference;
     if (layer.fc1.rows() > 0 && layer.fused && !reference) {
-      finite = layer.fused->apply(X, ws.hidden);
+      // A narrow layer's bias and check on each row as the FFN leaves it.
+      finite = narrow ? layer.fused->apply(X, ws.hidden, [&](T* x) { return layer.finish_row(x); })
+                      : layer.fused->apply(X, ws.hidden, [](T*) { return true; });
+      if (narrow) {
+        if (!finite) throw_overflow(li);
+        return;
+      }
     } else if (layer.fc1.rows() > 0) {
       MatT& H = ws.H;
       layer.fc1.apply(X, H, reference);
       H = (H.rowwise() + layer.b1).cwiseMax(T(0));
       layer.fc2.add(H, X, reference);
     }
-    if (finite && layer.narrow && !reference) {
+    if (finite && narrow) {
       // Row by row (the stream is row-major): the bias and the finiteness
       // check of the touched columns in one pass.
-      const T* b2 = layer.b2.data();
-      for (Eigen::Index i = 0; i < X.rows(); ++i) {
-        T* x = X.row(i).data();
-        for (Eigen::Index c : layer.touched) {
-          x[c] += b2[c];
-          finite = finite && std::isfinite(x[c]);
-        }
-      }
+      for (Eigen::Index i = 0; i < X.rows(); ++i) finite = layer.finish_row(X.row(i).data()) && finite;
     } else if (finite) {
       X.rowwise() += layer.b2;
       finite = X.allFinite();
     }
-    if (!finite) {
-      throw NumericError(fmt::format("layer {}: the residual stream overflows (a value is infinite or NaN)", li));
-    }
+    if (!finite) throw_overflow(li);
+  }
+
+  [[noreturn]] static void throw_overflow(std::size_t li) {
+    throw NumericError(fmt::format("layer {}: the residual stream overflows (a value is infinite or NaN)", li));
   }
 
   // The verdict at position n, a transducer's output, and the states kept.
