@@ -72,7 +72,10 @@ void attend(const HeadJob& job, AttentionScratch& scratch, MatD& out) {
     // With few query classes the keys only matter if they have fewer still:
     // their search stops at one class short of the queries' count (a head
     // with one query class classifies no key).
-    const bool few_queries = row_classes(job.Q, kMaxQueryClasses, scratch.qcls, scratch.qreps, scratch.rep_rows);
+    if (!job.same_queries) {
+      scratch.few_queries = row_classes(job.Q, kMaxQueryClasses, scratch.qcls, scratch.qreps, scratch.rep_rows);
+    }
+    const bool few_queries = scratch.few_queries;
     const std::size_t key_limit =
         few_queries ? std::min(kMaxKeyClasses, static_cast<std::size_t>(scratch.qreps.rows()) - 1) : kMaxKeyClasses;
     const bool few_keys = row_classes(job.K, key_limit, scratch.kcls, scratch.kreps, scratch.rep_rows);

@@ -69,6 +69,7 @@ struct AttentionScratch {
   AttentionScratch& operator=(AttentionScratch&&) noexcept;
   std::vector<std::int32_t> qcls, kcls;
   MatD qreps, kreps;
+  bool few_queries = false;  // whether qcls and qreps hold the last scanned head's query classes
   std::vector<Eigen::Index> rep_rows;  // row_classes' representatives while it classifies
   std::unique_ptr<ScanBuffers> scan;
 };
@@ -85,6 +86,9 @@ struct HeadJob {
   int query_block, key_block;
   bool linear_scan;
   MarginStats* stats;  // null when not tracing (softmax rows only)
+  // Q is the previous head's Q on this word (the layer's heads share their
+  // query weights): its query classes in the scratch are reused.
+  bool same_queries = false;
 };
 
 // out ((n+1) x d_value) = the head's attention over V.

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 #include <type_traits>
@@ -209,10 +210,10 @@ struct FusedFfn {
         for (std::size_t k = start[f]; k < start[f + 1]; ++k) acc += win[k] * x[from[k]];
         fv[f] = acc;
       }
-      bool nan = false;
+      bool nan = false;  // | rather than ||: no branch per unit
       for (std::size_t u = 0; u < hidden; ++u) {
         hu[u] = fv[form[u]] + bias[u];
-        nan = nan || std::isnan(hu[u]);
+        nan |= std::isnan(hu[u]);
       }
       if (nan) return false;
       for (std::size_t u = 0; u < hidden; ++u) {
@@ -224,6 +225,24 @@ struct FusedFfn {
     }
     return true;
   }
+};
+
+// A sparse Linear's nonzeros grouped by output (they are row-major, so each
+// output's are consecutive): output out[g] sums entries [start[g], start[g + 1]).
+struct ByOutput {
+  std::vector<Eigen::Index> out;
+  std::vector<std::size_t> start{0};
+  template <typename S>
+  explicit ByOutput(const Linear<S>& w) {
+    for (std::size_t k = 0; k < w.entries.size(); ++k) {
+      if (out.empty() || out.back() != w.entries[k].out) {
+        if (!out.empty()) start.push_back(k);
+        out.push_back(w.entries[k].out);
+      }
+    }
+    if (!out.empty()) start.push_back(w.entries.size());
+  }
+  ByOutput() = default;
 };
 
 template <typename T>
@@ -245,6 +264,9 @@ struct Prepared {
     // +0 in the dense reference, so skipping them changes no value.
     bool narrow = false;
     std::vector<Eigen::Index> head_cols, touched;
+    // Head h's query weights are bit for bit head h-1's (compiled layers'
+    // heads often share one query): its Q and query classes are reused.
+    std::vector<char> q_as_previous;
     // b2's nonzeros (narrow layers). The fast path's stream never holds -0
     // (it starts as 0 + embedding and position sums and only ever has values
     // added to it, and x + y is -0 only when both are), so adding a zero
@@ -256,38 +278,37 @@ struct Prepared {
     bool finish_row(T* x) const {
       const T* b = b2.data();
       for (Eigen::Index c : bias_cols) x[c] += b[c];
-      bool finite = true;
-      for (Eigen::Index c : touched) finite = finite && std::isfinite(x[c]);
-      return finite;
+      // x - x is 0 for a finite x and NaN otherwise: one sum, no branch per column.
+      T z = T(0);
+      for (Eigen::Index c : touched) z += x[c] - x[c];
+      return z == T(0);
     }
   };
   std::array<int, 256> token_of{};
   MatT embed;
+  MatT embed0;  // 0 + embed (-0 becomes +0): the fast paths copy its rows
   bool embed_finite = true;
   Linear<T> pos_proj;
-  // pos_proj's nonzeros by output (sparse pos_proj): output pos_out[g] sums
-  // entries [pos_start[g], pos_start[g + 1]).
-  std::vector<Eigen::Index> pos_out;
-  std::vector<std::size_t> pos_start;
+  ByOutput pos_by_output;  // pos_proj's nonzeros by output (sparse pos_proj)
   std::vector<Layer> layers;
 
   explicit Prepared(const Transformer& t) {
     for (int b = 0; b < 256; ++b) token_of[static_cast<std::size_t>(b)] = t.token(static_cast<char>(b));
     embed = t.embed.cast<T>();
     embed_finite = embed.allFinite();
+    embed0 = (T(0) + embed.array()).matrix();
     pos_proj = Linear<T>(t.pos_proj.cast<T>());
-    for (std::size_t k = 0; k < pos_proj.entries.size(); ++k) {  // row-major: each output's entries are consecutive
-      if (pos_out.empty() || pos_out.back() != pos_proj.entries[k].out) {
-        pos_out.push_back(pos_proj.entries[k].out);
-        pos_start.push_back(k);
-      }
-    }
-    pos_start.push_back(pos_proj.entries.size());
+    pos_by_output = ByOutput(pos_proj);
     for (const LayerWeights& lw : t.layers) {
       Layer layer;
       for (const HeadWeights& hw : lw.heads) {
         layer.heads.push_back({Linear<double>(hw.q), Linear<double>(hw.k), Linear<T>(hw.v.cast<T>()),
                                Linear<T>(hw.o.cast<T>())});
+        const std::size_t h = layer.heads.size() - 1;
+        const Matrix& q = lw.heads[h].q;
+        layer.q_as_previous.push_back(
+            h > 0 && lw.heads[h - 1].q.rows() == q.rows() && lw.heads[h - 1].q.cols() == q.cols() &&
+            std::memcmp(lw.heads[h - 1].q.data(), q.data(), sizeof(double) * static_cast<std::size_t>(q.size())) == 0);
       }
       layer.fc1 = Linear<T>(lw.fc1.cast<T>());
       layer.fc2 = Linear<T>(lw.fc2.cast<T>());
@@ -322,9 +343,6 @@ struct Prepared {
     const std::int64_t n = static_cast<std::int64_t>(word.size());
     read_tokens(token_of, word, ws.tokens);
     embed_word(cfg, n, opt.reference, ws);
-    // A narrow first layer only re-zeroes its own columns of delta: start clean.
-    resize_buffer(ws.delta, n + 1, cfg.d_model);
-    ws.delta.setZero();
 
     RunResult result;
     result.beta = (opt.beta ? *opt.beta : cfg.beta).at(n);
@@ -384,14 +402,15 @@ struct Prepared {
       const auto* entry = pos_proj.entries.data();
       bool finite = true;
       for (std::int64_t j = 0; j < n_pos; ++j) {
-        const T* e = embed.row(ws.tokens[j]).data();
+        const T* e = embed0.row(ws.tokens[j]).data();
         const T* p = phi->row(j).data();
         T* x = X.row(j).data();
-        for (Eigen::Index c = 0; c < d; ++c) x[c] = T(0) + e[c];
-        for (std::size_t g = 0; g < pos_out.size(); ++g) {
+        std::copy(e, e + d, x);
+        const ByOutput& by = pos_by_output;
+        for (std::size_t g = 0; g < by.out.size(); ++g) {
           T acc = T(0);
-          for (std::size_t k = pos_start[g]; k < pos_start[g + 1]; ++k) acc += entry[k].w * p[entry[k].in];
-          const Eigen::Index o = pos_out[g];
+          for (std::size_t k = by.start[g]; k < by.start[g + 1]; ++k) acc += entry[k].w * p[entry[k].in];
+          const Eigen::Index o = by.out[g];
           x[o] = acc + e[o];
           finite = finite && std::isfinite(x[o]);
         }
@@ -408,9 +427,8 @@ struct Prepared {
       resize_buffer(X, n_pos, embed.cols());
       const Eigen::Index d = embed.cols();
       for (std::int64_t j = 0; j < n_pos; ++j) {
-        const T* e = embed.row(ws.tokens[j]).data();
-        T* x = X.row(j).data();
-        for (Eigen::Index c = 0; c < d; ++c) x[c] = T(0) + e[c];
+        const T* e = embed0.row(ws.tokens[j]).data();
+        std::copy(e, e + d, X.row(j).data());
       }
       if (!embed_finite && !X.allFinite()) throw NumericError("the embedding overflows (a value is infinite or NaN)");
       return;
@@ -430,8 +448,10 @@ struct Prepared {
     MatT& X = ws.X;
     MatT& delta = ws.delta;
     const std::int64_t n_pos = X.rows();
+    // A narrow layer reads back only its heads' columns of delta (zeroed
+    // here); other columns may hold an earlier layer's values.
     if (narrow && delta.rows() == n_pos && delta.cols() == cfg.d_model) {
-      for (Eigen::Index c : layer.head_cols) delta.col(c).setZero();  // the rest is still zero
+      for (Eigen::Index c : layer.head_cols) delta.col(c).setZero();
     } else {
       resize_buffer(delta, n_pos, cfg.d_model);
       delta.setZero();
@@ -447,7 +467,9 @@ struct Prepared {
     }();
     for (std::size_t hi = 0; hi < layer.heads.size(); ++hi) {
       const Head& h = layer.heads[hi];
-      h.q.apply(Xd, ws.Q, reference);
+      // ws.Q still holds the previous head's queries (nothing else writes it).
+      const bool same_queries = layer.q_as_previous[hi] && !reference;
+      if (!same_queries) h.q.apply(Xd, ws.Q, reference);
       h.k.apply(Xd, ws.K, reference);
       if constexpr (std::is_same_v<T, double>) {
         h.v.apply(X, ws.V, reference);
@@ -457,12 +479,17 @@ struct Prepared {
         ws.V = ws.V_t.template cast<double>();
       }
       HeadMargins hm{static_cast<int>(li), static_cast<int>(hi), {}};
-      HeadConfig head_config = cfg.layers[li].heads[hi];
-      if (opt.force_average) head_config.hard = HardKind::kAverage;
+      const HeadConfig* head_config = &cfg.layers[li].heads[hi];
+      HeadConfig averaged;  // copied (label and all) only when forced to average
+      if (opt.force_average) {
+        averaged = *head_config;
+        averaged.hard = HardKind::kAverage;
+        head_config = &averaged;
+      }
       const HeadJob job{ws.Q,
                         ws.K,
                         ws.V,
-                        head_config,
+                        *head_config,
                         opt.mode,
                         result.beta,
                         static_cast<int>(li),
@@ -470,7 +497,8 @@ struct Prepared {
                         std::max(1, opt.query_block),
                         std::max(1, opt.key_block),
                         opt.linear_scan && !reference,
-                        result.margins ? &hm.stats : nullptr};
+                        result.margins ? &hm.stats : nullptr,
+                        same_queries};
       attend(job, ws.scratch, ws.out);
       if constexpr (std::is_same_v<T, double>) {
         h.o.add(ws.out, delta, reference);

@@ -128,6 +128,11 @@ TEST_CASE("fast paths: sparse, fused, narrow and scanned runs equal the dense re
       }
       sparsify(lw.fc1, false);
       sparsify(lw.fc2, false);
+      // Heads sharing their query weights (as compiled layers' heads do):
+      // the engine reuses the previous head's queries and their classes.
+      for (std::size_t h = 1; h < lw.heads.size() && k % 3 != 2; ++h) {
+        if (lw.heads[h].q.rows() == lw.heads[h - 1].q.rows()) lw.heads[h].q = lw.heads[h - 1].q;
+      }
     }
     const model::Engine engine(t);
     for (const std::string& w : test_words("abc", 2, 6, static_cast<std::uint64_t>(k))) {
