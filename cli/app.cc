@@ -64,14 +64,16 @@ compile::CompileOptions CompileArgs::options() const {
   return o;
 }
 
-std::optional<model::BetaSchedule> CompileArgs::beta_override() const {
-  if (beta.empty()) return std::nullopt;
+std::optional<model::BetaSchedule> parse_beta_flag(const std::string& expr) {
+  if (expr.empty()) return std::nullopt;
   try {
-    return compile::parse_beta(beta);
+    return compile::parse_beta(expr);
   } catch (const InputError& e) {
     throw InputError(fmt::format("--beta {}", e.what()));
   }
 }
+
+std::optional<model::BetaSchedule> CompileArgs::beta_override() const { return parse_beta_flag(beta); }
 
 void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta) {
   add_enum_option(app, "--pe", args.pe, kPeNames,

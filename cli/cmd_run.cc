@@ -18,6 +18,7 @@ struct RunArgs {
   StreamArgs stream;
   model::AttentionMode mode = model::AttentionMode::kSoftmax;
   model::Precision precision = model::Precision::kDouble;
+  std::string beta;  // empty: the model's schedule
 };
 }  // namespace
 
@@ -91,10 +92,13 @@ void setup_run(CLI::App& app, Runner& runner) {
   add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard (each head's declared hard attention)");
   add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float (scores accumulate in double)");
   sub->add_flag("--emit-state", args->stream.emit_state, "jsonl: add the final residual vector at position n");
+  sub->add_option("--beta", args->beta,
+                  "override the model's inverse temperature schedule, e.g. 1 or 3*(n+1) (softmax; the file is not changed)");
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
-      const model::Engine engine(io::load_model(args->model), args->precision);
       model::RunOptions options;
+      options.beta = parse_beta_flag(args->beta);  // before the model is read: a bad flag is a usage error
+      const model::Engine engine(io::load_model(args->model), args->precision);
       options.mode = args->mode;
       return stream_model(ctx, engine, args->stream, options, "run " + args->model);
     };

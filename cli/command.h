@@ -125,6 +125,9 @@ struct CompileArgs {
   std::optional<model::BetaSchedule> beta_override() const;
 };
 void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta);
+// A --beta expression (empty: none); a malformed one is an InputError naming
+// the flag, the position and the forms.
+std::optional<model::BetaSchedule> parse_beta_flag(const std::string& expr);
 
 // The one language of a single-language command (LANG, --formula, --regex or
 // one --att file). need_acceptor: refuse a language compile::has_acceptor()

@@ -267,10 +267,11 @@ struct Prepared {
     // Head h's query weights are bit for bit head h-1's (compiled layers'
     // heads often share one query): its Q and query classes are reused.
     std::vector<char> q_as_previous;
-    // b2's nonzeros (narrow layers). The fast path's stream never holds -0
-    // (it starts as 0 + embedding and position sums and only ever has values
-    // added to it, and x + y is -0 only when both are), so adding a zero
-    // bias changes nothing and only these columns are added.
+    // b2's nonzeros (narrow layers): only these are added. Adding +0 changes
+    // only a -0, and the fast path's stream holds none: it starts as
+    // 0 + embedding plus sums that start from +0, and only ever has values
+    // added to it, and x + y is -0 only when both are. (A dense pos_proj's
+    // GEMM could start a -0, which stays -0 here and equals 0.)
     std::vector<Eigen::Index> bias_cols;
 
     // A narrow layer's end on one row: its bias, and whether every column it

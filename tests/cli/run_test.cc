@@ -89,3 +89,32 @@ TEST_CASE("run: missing or corrupt model files exit 2 with the reason", "[cli][r
   std::filesystem::remove(path);
   CHECK(run({"run", "--model", "x", "--mode", "fuzzy"}, "").status == 2);
 }
+
+TEST_CASE("run: --beta overrides the model's schedule as classify's does", "[cli][run]") {
+  // docs/compiler.md, "Why not a fixed temperature": a-since-b at a fixed
+  // beta of 30 gets every word right up to n = 42 and misclassifies the
+  // worst words of length 43, b^41 c x and c^41 b x.
+  const auto path = softhat::test::temp_path("a-since-b.safetensors");
+  REQUIRE(run({"compile", "a-since-b", "-o", path.string()}).status == 0);
+  const std::string words = std::string(41, 'b') + "ca\n" + std::string(41, 'c') + "ba\n" + std::string(40, 'b') +
+                            "ca\n" + std::string(40, 'c') + "ba\n";
+  const Result scheduled = run({"run", "--model", path.string()}, words);
+  const Result fixed = run({"run", "--model", path.string(), "--beta", "30"}, words);
+  CHECK(scheduled.status == 0);
+  CHECK(fixed.status == 0);
+  auto verdicts = [](const Result& r) {
+    std::vector<std::string> v;
+    for (const std::string& l : lines(r.out)) v.push_back(l.substr(l.find('\t') + 1));
+    return v;
+  };
+  CHECK(verdicts(scheduled) == std::vector<std::string>{"FALSE", "TRUE", "FALSE", "TRUE"});
+  CHECK(verdicts(fixed) == std::vector<std::string>{"TRUE", "FALSE", "FALSE", "TRUE"});
+  // The same bytes as classify with the same override, margins included.
+  CHECK(run({"run", "--model", path.string(), "--beta", "30", "--format", "jsonl"}, words).out ==
+        run({"classify", "a-since-b", "--beta", "30", "--format", "jsonl"}, words).out);
+  const Result bad = run({"run", "--model", path.string(), "--beta", "3*(n+"}, words);
+  CHECK(bad.status == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.find("--beta '3*(n+': expected a number at 2") != std::string::npos);
+  std::filesystem::remove(path);
+}
