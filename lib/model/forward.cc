@@ -309,7 +309,8 @@ struct Prepared {
         const Matrix& q = lw.heads[h].q;
         layer.q_as_previous.push_back(
             h > 0 && lw.heads[h - 1].q.rows() == q.rows() && lw.heads[h - 1].q.cols() == q.cols() &&
-            std::memcmp(lw.heads[h - 1].q.data(), q.data(), sizeof(double) * static_cast<std::size_t>(q.size())) == 0);
+            (q.size() == 0 ||  // an empty matrix's data() may be null, which memcmp must not get
+             std::memcmp(lw.heads[h - 1].q.data(), q.data(), sizeof(double) * static_cast<std::size_t>(q.size())) == 0));
       }
       layer.fc1 = Linear<T>(lw.fc1.cast<T>());
       layer.fc2 = Linear<T>(lw.fc2.cast<T>());
