@@ -39,18 +39,23 @@ std::vector<std::string> run_model(Context& ctx, const Args& a, const score::Sco
   options.mode = a.mode;
   options.max_memory = ctx.max_memory;
   const std::string& alphabet = engine.model().config.alphabet;
-  std::vector<std::string> out;
-  std::string codes;
-  const std::unique_ptr<util::Progress> progress = ctx.progress("score " + a.model);
-  progress->add_total(corpus.items.size());
-  for (const score::Item& it : corpus.items) {
-    throw_if_interrupted();
-    progress->advance();
-    if (auto error = io::decode_word(it.word, alphabet, codes)) {
+  // Every word is decoded first (the first bad one, in corpus order, is the
+  // error), then run in order of length (model::length_order).
+  std::vector<std::string> codes(corpus.items.size());
+  for (std::size_t i = 0; i < corpus.items.size(); ++i) {
+    const score::Item& it = corpus.items[i];
+    if (auto error = io::decode_word(it.word, alphabet, codes[i])) {
       throw InputError(fmt::format("{}:{}: {} (the model's alphabet)", it.file, it.line, *error));
     }
-    const model::RunResult r = runner.run(codes, options);
-    out.push_back(r.output ? sym::encode(*r.output) : r.accepted ? "TRUE" : "FALSE");
+  }
+  std::vector<std::string> out(corpus.items.size());
+  const std::unique_ptr<util::Progress> progress = ctx.progress("score " + a.model);
+  progress->add_total(corpus.items.size());
+  for (const std::size_t i : model::length_order(0, codes.size(), [&](std::size_t k) { return codes[k].size(); })) {
+    throw_if_interrupted();
+    progress->advance();
+    const model::RunResult r = runner.run(codes[i], options);
+    out[i] = r.output ? sym::encode(*r.output) : r.accepted ? "TRUE" : "FALSE";
   }
   return out;
 }

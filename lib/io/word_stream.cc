@@ -5,6 +5,8 @@
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <streambuf>
+#include <vector>
 
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -96,6 +98,19 @@ bool is_header_line(std::string_view line) {
   return line == "word\tlabel" || line == "word\taccepted" || line == "word\toutput";
 }
 
+namespace {
+
+// One line of a batch: the word as echoed, its label (a corpus line), its
+// symbol codes, and its result or error. Kept across batches (their strings
+// keep their capacity).
+struct Record {
+  std::string line, codes;
+  std::optional<std::string> label, error;
+  std::optional<model::RunResult> result;
+};
+
+}  // namespace
+
 StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamOptions& options,
                               const std::function<model::RunResult(std::string_view)>& classify) {
   // (Named references, not a structured binding: clang 14 lambdas cannot capture those.)
@@ -105,87 +120,139 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamO
   const std::size_t max_length = options.max_length;
   auto advice = [&options](Limit limit) { return options.advice ? options.advice(limit) : std::string(); };
   StreamSummary summary;
-  std::string line, codes;
+  std::string line;
   std::size_t length = 0;
   if (format == WordFormat::kTsv && !options.header.empty()) out << options.header << '\n';
-  while (read_line(in, line, max_length, length)) {
-    throw_if_interrupted();
-    ++summary.lines;
-    if (options.progress) options.progress->advance();
-    if (summary.lines == 1 && is_header_line(line)) continue;
-    std::optional<std::string> error;
+
+  // Reads one line into r: its word, label and codes, or the error that
+  // keeps it from being classified.
+  auto parse = [&](Record& r) {
+    r.label.reset();
+    r.error.reset();
+    r.result.reset();
+    r.codes.clear();
     // A corpus line read back: word<TAB>label (generate's TSV); the word is
     // the first column, the label is compared with the verdict.
-    std::optional<std::string> label;
     if (length <= max_length) {
       if (const std::size_t tab = line.find('\t'); tab != std::string::npos) {
-        label = line.substr(tab + 1, line.find('\t', tab + 1) - tab - 1);
+        r.label = line.substr(tab + 1, line.find('\t', tab + 1) - tab - 1);
         line.resize(tab);
       }
     }
     if (length > max_length) {
-      error = fmt::format("the word has {} symbols, more than the limit of {}{}", length, max_length,
-                          advice(Limit::kLength));
-      line = std::string(sym::utf8_prefix(line, 32)) + "...";
+      r.error = fmt::format("the word has {} symbols, more than the limit of {}{}", length, max_length,
+                            advice(Limit::kLength));
+      r.line = std::string(sym::utf8_prefix(line, 32)) + "...";
     } else {
-      error = decode_word(line, alphabet, codes);
+      r.error = decode_word(line, alphabet, r.codes);
+      r.line.swap(line);
     }
-    std::optional<model::RunResult> result;
-    if (!error) {
-      try {
-        result = classify(codes);
-      } catch (const Interrupted&) {
-        throw;  // a signal, not this word's error
-      } catch (const LimitError& e) {
-        error = e.what() + advice(e.limit());
-      } catch (const std::invalid_argument& e) {
-        error = e.what();
-      } catch (const std::runtime_error& e) {
-        error = e.what();
-      }
+  };
+  auto evaluate = [&](Record& r) {
+    try {
+      r.result = classify(r.codes);
+    } catch (const Interrupted&) {
+      throw;  // a signal, not this word's error
+    } catch (const LimitError& e) {
+      r.error = e.what() + advice(e.limit());
+    } catch (const std::invalid_argument& e) {
+      r.error = e.what();
+    } catch (const std::runtime_error& e) {
+      r.error = e.what();
     }
-    if (error) {
-      if (!summary.errors++) summary.first_error_line = summary.lines;
-      line = sym::escape_invalid(line);  // the record stays valid UTF-8
+  };
+  // Writes r's record; `number`: its line number.
+  auto write = [&](Record& r, std::size_t number) {
+    if (r.error) {
+      if (!summary.errors++) summary.first_error_line = number;
+      r.line = sym::escape_invalid(r.line);  // the record stays valid UTF-8
       if (format == WordFormat::kTsv) {
-        out << line << "\tERROR\t" << *error << '\n';
+        out << r.line << "\tERROR\t" << *r.error << '\n';
       } else {
         nlohmann::ordered_json j;
-        j["word"] = line;
-        j["error"] = *error;
+        j["word"] = r.line;
+        j["error"] = *r.error;
         out << json_line(j) << '\n';
       }
-      continue;
+      return;
     }
-    const model::RunResult& r = *result;
-    if (label) {
+    const model::RunResult& res = *r.result;
+    if (r.label) {
       ++summary.labelled;
-      const std::string verdict = r.output ? sym::encode(*r.output) : r.accepted ? "TRUE" : "FALSE";
-      if (verdict != *label && !summary.label_differences++) summary.first_difference_line = summary.lines;
+      const std::string verdict = res.output ? sym::encode(*res.output) : res.accepted ? "TRUE" : "FALSE";
+      if (verdict != *r.label && !summary.label_differences++) summary.first_difference_line = number;
     }
     if (format == WordFormat::kTsv) {
-      if (r.output) out << line << '\t' << sym::encode(*r.output) << '\n';
-      else out << line << (r.accepted ? "\tTRUE\n" : "\tFALSE\n");
-      continue;
+      if (res.output) out << r.line << '\t' << sym::encode(*res.output) << '\n';
+      else out << r.line << (res.accepted ? "\tTRUE\n" : "\tFALSE\n");
+      return;
     }
     nlohmann::ordered_json j;
-    j["word"] = line;
-    if (r.output) {
-      j["output"] = sym::encode(*r.output);
-      j["min_symbol_margin"] = r.min_symbol_margin;  // null for the empty word
+    j["word"] = r.line;
+    if (res.output) {
+      j["output"] = sym::encode(*res.output);
+      j["min_symbol_margin"] = res.min_symbol_margin;  // null for the empty word
     } else {
-      j["accepted"] = r.accepted;
-      j["y"] = r.y;
-      j["output_margin"] = r.output_margin;
+      j["accepted"] = res.accepted;
+      j["y"] = res.y;
+      j["output_margin"] = res.output_margin;
     }
-    j["beta"] = r.beta;
-    if (r.margins) {
-      j["min_target_mass"] = r.margins->min_target_mass;
-      j["min_score_gap"] = r.margins->min_gap;  // null when every row is a tie
-      j["min_scaled_gap"] = r.margins->min_scaled_gap;
+    j["beta"] = res.beta;
+    if (res.margins) {
+      j["min_target_mass"] = res.margins->min_target_mass;
+      j["min_score_gap"] = res.margins->min_gap;  // null when every row is a tie
+      j["min_scaled_gap"] = res.margins->min_scaled_gap;
     }
-    if (emit_state) j["state"] = r.final_state;
+    if (emit_state) j["state"] = res.final_state;
     out << json_line(j) << '\n';
+  };
+
+  // Batches of the lines already at hand (model::length_order): a batch
+  // ends after kBatchWords lines, about kBatchBytes bytes, or when the next
+  // line would have to be waited for, so a terminal or a slow pipe gets each
+  // answer as soon as its line is complete. The words run in order of length
+  // and the records are written in the order of the lines.
+  std::vector<Record> batch;
+  std::vector<std::size_t> numbers;  // each record's line number
+  for (bool more = true; more;) {
+    std::size_t used = 0, bytes = 0;
+    numbers.clear();
+    for (bool first = true; used < model::kBatchWords && bytes < model::kBatchBytes &&
+                            (first || in.rdbuf()->in_avail() > 0);
+         first = false) {
+      if (!read_line(in, line, max_length, length)) {
+        more = false;
+        break;
+      }
+      throw_if_interrupted();
+      ++summary.lines;
+      if (options.progress) options.progress->advance();
+      if (summary.lines == 1 && is_header_line(line)) continue;
+      if (batch.size() <= used) batch.emplace_back();
+      bytes += line.size();
+      parse(batch[used]);
+      numbers.push_back(summary.lines);
+      ++used;
+    }
+    const std::vector<std::size_t> order =
+        model::length_order(0, used, [&](std::size_t k) { return batch[k].codes.size(); });
+    try {
+      for (const std::size_t k : order) {
+        Record& r = batch[k];
+        if (!r.error) {
+          throw_if_interrupted();
+          evaluate(r);
+        }
+      }
+    } catch (const Interrupted&) {
+      throw;  // nothing more is written (docs/errors.md)
+    } catch (...) {
+      // A failure that is no word's error: the lines before the first word
+      // not yet classified still get their records, as unbatched.
+      for (std::size_t k = 0; k < used && (batch[k].error || batch[k].result); ++k) write(batch[k], numbers[k]);
+      throw;
+    }
+    for (std::size_t k = 0; k < used; ++k) write(batch[k], numbers[k]);
   }
   return summary;
 }

@@ -16,6 +16,8 @@
 // unique-hard, or average-hard.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -154,6 +156,23 @@ class Runner {
   const Engine* engine_;
   std::unique_ptr<Workspace> workspace_;
 };
+
+// A Runner is fastest on words of one length in a row: the buffers sized for
+// a word serve the next word of its length, where a word of another length
+// reallocates them (and the loops' branch histories stay warm). A result
+// never depends on the words run before it, so callers holding many words
+// run them in length_order: indices first .. first + count - 1 sorted by
+// length(i), ties in their order. Streams gather up to kBatchWords words
+// (and about kBatchBytes bytes of them) into one batch.
+inline constexpr std::size_t kBatchWords = 1024;
+inline constexpr std::size_t kBatchBytes = std::size_t{1} << 20;
+template <typename Length>
+std::vector<std::size_t> length_order(std::size_t first, std::size_t count, Length&& length) {
+  std::vector<std::size_t> order(count);
+  for (std::size_t k = 0; k < count; ++k) order[k] = first + k;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return length(a) < length(b); });
+  return order;
+}
 
 // The attention weights of one head on one word, as a picture shows them.
 struct AttentionMap {

@@ -95,12 +95,14 @@ nlohmann::ordered_json scale_row(const lang::Language& language, const ScaleOpti
   run.mode = o.mode;
   run.beta = o.beta;
   run.max_memory = o.max_memory;
-  // Blocks of consecutive words per thread, one Runner each.
+  // Blocks of consecutive words per thread, one Runner each, run in order
+  // of length (model::length_order; each verdict goes to its word's slot).
   const int threads = std::max(1, std::min<int>(o.threads, static_cast<int>(items.size() / 64 + 1)));
   parallel_blocks(0, items.size(), threads, [&](int, std::uint64_t a, std::uint64_t b) {
     model::Runner runner(engine);
-    for (std::uint64_t i = a; i < b; ++i) {
-      if ((i & 255) == 0) throw_if_interrupted();
+    std::uint64_t done = 0;
+    for (const std::size_t i : model::length_order(a, b - a, [&](std::size_t k) { return items[k]->word.size(); })) {
+      if ((done++ & 255) == 0) throw_if_interrupted();
       const model::RunResult r = runner.run(items[i]->word, run);
       verdicts[i] = {r.accepted, r.output_margin};
       if (o.progress) o.progress->advance();
