@@ -10,7 +10,7 @@
 // second on seeded random words of lengths 20-50 for the table-driven DFA, the
 // engine on one thread and the engine on two (one Runner each, the words
 // split in two blocks, each run as `softhat run` reads a file: batches of
-// 1,024 words in order of length; each the best of three passes after a
+// 16,384 words in order of length; each the best of three passes after a
 // warm-up); and the engine on one word of n = 10^4 and n = 10^6
 // (10^6 is run when the 10^4 rate says it takes under 30 s and the engine's
 // estimate of its memory is under 6 GiB, else its projected time is printed and

@@ -151,6 +151,7 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamO
   auto evaluate = [&](Record& r) {
     try {
       r.result = classify(r.codes);
+      r.result->head_margins = {};  // no record shows them: a batch does not keep them
     } catch (const Interrupted&) {
       throw;  // a signal, not this word's error
     } catch (const LimitError& e) {
@@ -208,16 +209,18 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamO
   };
 
   // Batches of the lines already at hand (model::length_order): a batch
-  // ends after kBatchWords lines, about kBatchBytes bytes, or when the next
-  // line would have to be waited for, so a terminal or a slow pipe gets each
-  // answer as soon as its line is complete. The words run in order of length
-  // and the records are written in the order of the lines.
+  // ends after kBatchWords lines (256 when each record keeps a final state),
+  // about kBatchBytes bytes, or when the next line would have to be waited
+  // for, so a terminal or a slow pipe gets each answer as soon as its line is
+  // complete. The words run in order of length and the records are written
+  // in the order of the lines.
+  const std::size_t batch_words = emit_state ? 256 : model::kBatchWords;
   std::vector<Record> batch;
   std::vector<std::size_t> numbers;  // each record's line number
   for (bool more = true; more;) {
     std::size_t used = 0, bytes = 0;
     numbers.clear();
-    for (bool first = true; used < model::kBatchWords && bytes < model::kBatchBytes &&
+    for (bool first = true; used < batch_words && bytes < model::kBatchBytes &&
                             (first || in.rdbuf()->in_avail() > 0);
          first = false) {
       if (!read_line(in, line, max_length, length)) {

@@ -164,8 +164,8 @@ class Runner {
 // run them in length_order: indices first .. first + count - 1 sorted by
 // length(i), ties in their order. Streams gather up to kBatchWords words
 // (and about kBatchBytes bytes of them) into one batch.
-inline constexpr std::size_t kBatchWords = 1024;
-inline constexpr std::size_t kBatchBytes = std::size_t{1} << 20;
+inline constexpr std::size_t kBatchWords = 16384;
+inline constexpr std::size_t kBatchBytes = std::size_t{4} << 20;
 template <typename Length>
 std::vector<std::size_t> length_order(std::size_t first, std::size_t count, Length&& length) {
   std::vector<std::size_t> order(count);

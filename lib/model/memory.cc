@@ -37,9 +37,8 @@ std::size_t word_memory_bytes(const Transformer& t, std::size_t n, const RunOpti
 void check_memory_limit(const Transformer& t, std::size_t n, const RunOptions& options) {
   // Checked for every word: the message is formatted only for a word over
   // the limit (formatting it every time was 1% of a run of a small model).
-  const std::size_t need = word_memory_bytes(t, n, options);
-  if (options.max_memory == 0 || need <= options.max_memory) return;
-  util::check_memory(need, options.max_memory, fmt::format("a word of {} symbols in the engine", n));
+  util::check_memory(word_memory_bytes(t, n, options), options.max_memory,
+                     [n] { return fmt::format("a word of {} symbols in the engine", n); });
 }
 
 void buffer_allocation_failed(std::size_t bytes) { util::allocation_failed(bytes, "the engine's buffers"); }

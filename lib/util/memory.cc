@@ -34,8 +34,7 @@ std::string format_bytes(std::size_t b) {
   return fmt::format("{} bytes", b);
 }
 
-void check_memory(std::size_t need, std::size_t limit, std::string_view what) {
-  if (limit == 0 || need <= limit) return;
+void memory_exceeded(std::size_t need, std::size_t limit, std::string_view what) {
   throw LimitError(fmt::format("{} needs about {}, over the limit of {}", what, format_bytes(need), format_bytes(limit)),
                    Limit::kMemory);
 }
