@@ -610,6 +610,11 @@ case(168, "scale", "verify --att DIR --mlregtest-splits with one malformed .att 
      record=lambda out: "; ".join(f"{r['language']} {r['status']}" + (f": {r['message']}" if "message" in r else "")
                                   for r in map(_json.loads, out.decode().splitlines())),
      command="softhat verify --att attdir --mlregtest-splits small")
+# run --model --beta: the expression is read before the model file is (a
+# missing file here, so the error can only be the flag's).
+case(169, "flags", "run --model with a malformed beta expression (a usage error before the file is read)",
+     ["run", "--model", path("none.safetensors"), "--beta", "3*(n+"], 2,
+     r"^softhat: --beta '3\*\(n\+': expected a number at 2")
 
 # The float32 claim (compile --float32): its tuning flags need it; a claim whose numbers contradict it is refused.
 case(163, "float32", "compile --float32-max-len without --float32",
