@@ -187,14 +187,19 @@ struct FusedFfn {
 
   // X += fc2 ReLU(fc1 X + b1), row by row, then finish(row) on each row
   // while it is at hand; false if a unit is NaN or finish returns false.
-  // h: scratch (the forms' sums, then the units).
+  // h: scratch (the forms' sums, then the units, for two rows).
+  // Rows go two at a time: a form's sum and an output's additions are chains
+  // of dependent additions, and the other row's chain runs beside each. Each
+  // row gets the same additions in the same order as alone.
   template <typename MatT, typename Finish>
   bool apply(MatT& X, std::vector<T>& h, Finish&& finish) const {
     const std::size_t hidden = unit_form.size();
     const std::size_t forms = form_start.size() - 1;
-    h.resize(forms + hidden);
-    T* fv = h.data();
-    T* hu = h.data() + forms;
+    h.resize(2 * (forms + hidden));
+    T* fv0 = h.data();
+    T* hu0 = fv0 + forms;
+    T* fv1 = hu0 + hidden;
+    T* hu1 = fv1 + forms;
     const T* bias = b1.data();
     const std::size_t* start = form_start.data();
     const std::size_t* form = unit_form.data();
@@ -203,21 +208,57 @@ struct FusedFfn {
     const Eigen::Index* to = out.data();
     const T* win = w_in.data();
     const T* wout = w_out.data();
-    for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    Eigen::Index i = 0;
+    for (; i + 1 < X.rows(); i += 2) {
+      T* x0 = X.row(i).data();
+      T* x1 = X.row(i + 1).data();
+      for (std::size_t f = 0; f < forms; ++f) {
+        T acc0 = T(0), acc1 = T(0);
+        for (std::size_t k = start[f]; k < start[f + 1]; ++k) {
+          acc0 += win[k] * x0[from[k]];
+          acc1 += win[k] * x1[from[k]];
+        }
+        fv0[f] = acc0;
+        fv1[f] = acc1;
+      }
+      bool nan = false;  // | rather than ||: no branch per unit
+      for (std::size_t u = 0; u < hidden; ++u) {
+        hu0[u] = fv0[form[u]] + bias[u];
+        hu1[u] = fv1[form[u]] + bias[u];
+        nan |= std::isnan(hu0[u]) | std::isnan(hu1[u]);
+      }
+      if (nan) return false;
+      for (std::size_t u = 0; u < hidden; ++u) {
+        const T v0 = hu0[u], v1 = hu1[u];
+        const bool on0 = v0 > T(0), on1 = v1 > T(0);
+        if (on0 && on1) {
+          for (std::size_t k = col[u]; k < col[u + 1]; ++k) {
+            x0[to[k]] += wout[k] * v0;
+            x1[to[k]] += wout[k] * v1;
+          }
+        } else if (on0) {
+          for (std::size_t k = col[u]; k < col[u + 1]; ++k) x0[to[k]] += wout[k] * v0;
+        } else if (on1) {
+          for (std::size_t k = col[u]; k < col[u + 1]; ++k) x1[to[k]] += wout[k] * v1;
+        }
+      }
+      if (!finish(x0) || !finish(x1)) return false;
+    }
+    if (i < X.rows()) {
       T* x = X.row(i).data();
       for (std::size_t f = 0; f < forms; ++f) {
         T acc = T(0);
         for (std::size_t k = start[f]; k < start[f + 1]; ++k) acc += win[k] * x[from[k]];
-        fv[f] = acc;
+        fv0[f] = acc;
       }
-      bool nan = false;  // | rather than ||: no branch per unit
+      bool nan = false;
       for (std::size_t u = 0; u < hidden; ++u) {
-        hu[u] = fv[form[u]] + bias[u];
-        nan |= std::isnan(hu[u]);
+        hu0[u] = fv0[form[u]] + bias[u];
+        nan |= std::isnan(hu0[u]);
       }
       if (nan) return false;
       for (std::size_t u = 0; u < hidden; ++u) {
-        const T v = hu[u];
+        const T v = hu0[u];
         if (!(v > T(0))) continue;
         for (std::size_t k = col[u]; k < col[u + 1]; ++k) x[to[k]] += wout[k] * v;
       }

@@ -68,7 +68,21 @@ struct Linear {
     }
     const Entry* begin = entries.data();
     const Entry* end = begin + entries.size();
-    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    // Two rows at a time: an output with several nonzeros is a chain of
+    // dependent additions through memory, and the other row's chain runs
+    // beside it. Each row gets the same additions in the same order.
+    Eigen::Index i = 0;
+    for (; i + 1 < x.rows(); i += 2) {
+      const auto* x0 = x.row(i).data();
+      const auto* x1 = x.row(i + 1).data();
+      S* y0 = y.row(i).data();
+      S* y1 = y.row(i + 1).data();
+      for (const Entry* e = begin; e != end; ++e) {
+        y0[e->out] += e->w * x0[e->in];
+        y1[e->out] += e->w * x1[e->in];
+      }
+    }
+    if (i < x.rows()) {
       const auto* xi = x.row(i).data();
       S* yi = y.row(i).data();
       for (const Entry* e = begin; e != end; ++e) yi[e->out] += e->w * xi[e->in];
