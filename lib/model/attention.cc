@@ -73,18 +73,17 @@ void attend(const HeadJob& job, AttentionScratch& scratch, MatD& out) {
     // their search stops at one class short of the queries' count (a head
     // with one query class classifies no key).
     if (!job.same_queries) {
-      scratch.few_queries = row_classes(job.Q, kMaxQueryClasses, scratch.qcls, scratch.qreps, scratch.rep_rows);
+      scratch.few_queries = row_classes(job.Q, kMaxQueryClasses, scratch.queries, scratch.rep_rows);
     }
     const bool few_queries = scratch.few_queries;
-    const std::size_t key_limit =
-        few_queries ? std::min(kMaxKeyClasses, static_cast<std::size_t>(scratch.qreps.rows()) - 1) : kMaxKeyClasses;
-    const bool few_keys = row_classes(job.K, key_limit, scratch.kcls, scratch.kreps, scratch.rep_rows);
+    const std::size_t key_limit = few_queries ? std::min(kMaxKeyClasses, scratch.queries.count - 1) : kMaxKeyClasses;
+    const bool few_keys = row_classes(job.K, key_limit, scratch.keys, scratch.rep_rows);
     if (few_queries && !few_keys) {
-      attend_query_classes(job, scratch.qcls, scratch.qreps, *scratch.scan, out);
+      attend_query_classes(job, scratch.queries, *scratch.scan, out);
       return;
     }
     if (few_keys) {
-      attend_key_classes(job, scratch.kcls, scratch.kreps, *scratch.scan, out);
+      attend_key_classes(job, scratch.keys, *scratch.scan, out);
       return;
     }
   }

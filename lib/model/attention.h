@@ -60,6 +60,16 @@ struct ArgmaxTracker {
 // The linear scans' per-class state (attention_scan.cc).
 struct ScanBuffers;
 
+// The distinct rows of a matrix (row_classes): the class of every row, and
+// one representative row per class, `count` rows of the matrix's width in
+// `reps`. Plain vectors: their capacity outlives a smaller head or word, where
+// a matrix would be reallocated at every change of shape.
+struct RowClasses {
+  std::vector<std::int32_t> cls;
+  std::vector<double> reps;
+  std::size_t count = 0;
+};
+
 // The buffers the linear-time paths reuse across heads and words (one per
 // Runner: a head allocates nothing once its word length and classes are seen).
 struct AttentionScratch {
@@ -67,9 +77,8 @@ struct AttentionScratch {
   ~AttentionScratch();
   AttentionScratch(AttentionScratch&&) noexcept;
   AttentionScratch& operator=(AttentionScratch&&) noexcept;
-  std::vector<std::int32_t> qcls, kcls;
-  MatD qreps, kreps;
-  bool few_queries = false;  // whether qcls and qreps hold the last scanned head's query classes
+  RowClasses queries, keys;
+  bool few_queries = false;  // whether `queries` holds the last scanned head's query classes
   std::vector<Eigen::Index> rep_rows;  // row_classes' representatives while it classifies
   std::unique_ptr<ScanBuffers> scan;
 };
@@ -131,18 +140,15 @@ void for_each_key_block(const HeadJob& job, std::int64_t i0, std::int64_t i1, Ar
 // 16 distinct values (exactly; compiled heads read 0/1 coordinates).
 inline constexpr std::size_t kMaxQueryClasses = 16;
 inline constexpr std::size_t kMaxKeyClasses = 16;
-// The distinct rows of M (exact equality), at most `limit` of them: the
-// class of every row and one representative per class; false if more.
-// rep_rows is scratch (the representatives' row numbers).
-bool row_classes(const MatD& M, std::size_t limit, std::vector<std::int32_t>& cls, MatD& reps,
-                 std::vector<Eigen::Index>& rep_rows);
+// The distinct rows of M (exact equality), at most `limit` of them, into
+// `classes`; false if more. rep_rows is scratch (the representatives' row
+// numbers).
+bool row_classes(const MatD& M, std::size_t limit, RowClasses& classes, std::vector<Eigen::Index>& rep_rows);
 // Per query class, one online softmax (or hard argmax) over the keys in mask
 // order: a row costs O(classes), the head O(n * classes * d).
-void attend_query_classes(const HeadJob& job, const std::vector<std::int32_t>& qcls, const MatD& qreps,
-                          ScanBuffers& buffers, MatD& out);
+void attend_query_classes(const HeadJob& job, const RowClasses& queries, ScanBuffers& buffers, MatD& out);
 // Per key class, the count and value sum of the visible keys, kept as
 // running sums in mask order: O(n * classes).
-void attend_key_classes(const HeadJob& job, const std::vector<std::int32_t>& kcls, const MatD& kreps,
-                        ScanBuffers& buffers, MatD& out);
+void attend_key_classes(const HeadJob& job, const RowClasses& keys, ScanBuffers& buffers, MatD& out);
 
 }  // namespace softhat::model

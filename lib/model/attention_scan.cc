@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "model/attention.h"
-#include "model/buffers.h"
 
 namespace softhat::model {
 
@@ -156,8 +155,7 @@ AttentionScratch::~AttentionScratch() = default;
 AttentionScratch::AttentionScratch(AttentionScratch&&) noexcept = default;
 AttentionScratch& AttentionScratch::operator=(AttentionScratch&&) noexcept = default;
 
-bool row_classes(const MatD& M, std::size_t limit, std::vector<std::int32_t>& cls, MatD& reps,
-                 std::vector<Eigen::Index>& rep_rows) {
+bool row_classes(const MatD& M, std::size_t limit, RowClasses& classes, std::vector<Eigen::Index>& rep_rows) {
   // Raw rows and the last row's class tried first: compiled streams repeat a
   // class for long runs, and Eigen's dynamic-size row comparison cost more
   // than the scans themselves (15% of a run on 04.04.SP.4.1.2). The classes
@@ -174,6 +172,7 @@ bool row_classes(const MatD& M, std::size_t limit, std::vector<std::int32_t>& cl
     }
     return true;
   };
+  std::vector<std::int32_t>& cls = classes.cls;
   rep_rows.clear();
   cls.resize(static_cast<std::size_t>(M.rows()));
   std::int32_t last = -1;
@@ -190,14 +189,20 @@ bool row_classes(const MatD& M, std::size_t limit, std::vector<std::int32_t>& cl
     }
     cls[static_cast<std::size_t>(j)] = last = c;
   }
-  resize_buffer(reps, static_cast<Eigen::Index>(rep_rows.size()), width);
-  for (std::size_t r = 0; r < rep_rows.size(); ++r) reps.row(static_cast<Eigen::Index>(r)) = M.row(rep_rows[r]);
+  const std::size_t w = static_cast<std::size_t>(width);
+  classes.count = rep_rows.size();
+  classes.reps.resize(classes.count * w);
+  for (std::size_t r = 0; r < rep_rows.size(); ++r) {
+    const double* row = data + rep_rows[r] * width;
+    std::copy(row, row + width, classes.reps.data() + r * w);
+  }
   return true;
 }
 
-void attend_query_classes(const HeadJob& job, const std::vector<std::int32_t>& qcls, const MatD& qreps,
-                          ScanBuffers& buffers, MatD& out) {
-  const std::size_t classes = static_cast<std::size_t>(qreps.rows());
+void attend_query_classes(const HeadJob& job, const RowClasses& queries, ScanBuffers& buffers, MatD& out) {
+  const std::size_t classes = queries.count;
+  const std::vector<std::int32_t>& qcls = queries.cls;
+  const double* qreps = queries.reps.data();
   const Eigen::Index dk = job.K.cols(), dv = job.V.cols();
   std::vector<double>& acc = buffers.acc;
   std::vector<QueryClassState>& states = buffers.states;
@@ -209,7 +214,7 @@ void attend_query_classes(const HeadJob& job, const std::vector<std::int32_t>& q
   auto add = [&](std::int64_t j) {
     const double* k = job.K.data() + j * dk;
     for (std::size_t c = 0; c < classes; ++c) {
-      const double* q = qreps.data() + static_cast<Eigen::Index>(c) * dk;
+      const double* q = qreps + static_cast<Eigen::Index>(c) * dk;
       double s = 0;
       for (Eigen::Index t = 0; t < dk; ++t) s += q[t] * k[t];
       if (std::isnan(s)) bad_row(job, j, "has a NaN score");
@@ -220,9 +225,10 @@ void attend_query_classes(const HeadJob& job, const std::vector<std::int32_t>& q
   sweep(job.head.mask, job.Q.rows(), add, emit);
 }
 
-void attend_key_classes(const HeadJob& job, const std::vector<std::int32_t>& cls, const MatD& reps,
-                        ScanBuffers& buffers, MatD& out) {
-  const std::size_t classes = static_cast<std::size_t>(reps.rows());
+void attend_key_classes(const HeadJob& job, const RowClasses& keys, ScanBuffers& buffers, MatD& out) {
+  const std::size_t classes = keys.count;
+  const std::vector<std::int32_t>& cls = keys.cls;
+  const double* reps = keys.reps.data();
   const Eigen::Index dk = job.Q.cols(), dv = job.V.cols();
   const std::size_t width = static_cast<std::size_t>(dv);
   const HardKind kind = job.head.hard;
@@ -253,7 +259,7 @@ void attend_key_classes(const HeadJob& job, const std::vector<std::int32_t>& cls
     const double* q = job.Q.data() + i * dk;
     for (std::size_t c = 0; c < classes; ++c) {
       if (count[c] == 0) continue;
-      const double* k = reps.data() + static_cast<Eigen::Index>(c) * dk;
+      const double* k = reps + static_cast<Eigen::Index>(c) * dk;
       double sc = 0;
       for (Eigen::Index t = 0; t < dk; ++t) sc += q[t] * k[t];
       score[c] = sc;

@@ -90,6 +90,9 @@ void keep_freed_buffers() {
   (void)once;
 }
 
+inline constexpr std::int64_t kHeadBufferRows = 1024;
+inline constexpr Eigen::Index kHeadBufferWidths = 16;
+
 // One runner's buffers in one precision: repeated words of one length
 // allocate nothing. Every buffer is sized with resize_buffer (directly or
 // through Linear::apply) before an expression writes into it, so a failed
@@ -105,6 +108,17 @@ struct Buffers {
   // next word of that length (they depend on n alone): the fast path's.
   std::vector<MatT> phi_of_length;
   MatD cast_copy, Q, K, V, out;
+  // A head's Q, K, V and output of a width under kHeadBufferWidths on a word
+  // of fewer than kHeadBufferRows positions: one buffer per width. The heads
+  // of a layer differ in width (d_value 1 and 3, say), and one shared buffer
+  // was reallocated at every head. Other heads and words share the four above
+  // (the memory estimate counts one head; these add at most 4 MiB).
+  std::vector<MatD> Q_of_width, K_of_width, V_of_width, out_of_width;
+  MatD& head_buffer(std::vector<MatD>& of_width, MatD& shared, std::int64_t n_pos, Eigen::Index width) {
+    if (n_pos >= kHeadBufferRows || width >= kHeadBufferWidths) return shared;
+    if (of_width.size() <= static_cast<std::size_t>(width)) of_width.resize(static_cast<std::size_t>(width) + 1);
+    return of_width[static_cast<std::size_t>(width)];
+  }
   AttentionScratch scratch;
 };
 
@@ -510,16 +524,21 @@ struct Prepared {
     }();
     for (std::size_t hi = 0; hi < layer.heads.size(); ++hi) {
       const Head& h = layer.heads[hi];
-      // ws.Q still holds the previous head's queries (nothing else writes it).
+      MatD& Q = ws.head_buffer(ws.Q_of_width, ws.Q, n_pos, h.q.rows());
+      MatD& K = ws.head_buffer(ws.K_of_width, ws.K, n_pos, h.k.rows());
+      MatD& V = ws.head_buffer(ws.V_of_width, ws.V, n_pos, h.v.rows());
+      MatD& out = ws.head_buffer(ws.out_of_width, ws.out, n_pos, h.v.rows());
+      // Q still holds the previous head's queries: the same weights have the
+      // same width, and nothing else writes it.
       const bool same_queries = layer.q_as_previous[hi] && !reference;
-      if (!same_queries) h.q.apply(Xd, ws.Q, reference);
-      h.k.apply(Xd, ws.K, reference);
+      if (!same_queries) h.q.apply(Xd, Q, reference);
+      h.k.apply(Xd, K, reference);
       if constexpr (std::is_same_v<T, double>) {
-        h.v.apply(X, ws.V, reference);
+        h.v.apply(X, V, reference);
       } else {
         h.v.apply(X, ws.V_t, reference);
-        resize_buffer(ws.V, ws.V_t.rows(), ws.V_t.cols());
-        ws.V = ws.V_t.template cast<double>();
+        resize_buffer(V, ws.V_t.rows(), ws.V_t.cols());
+        V = ws.V_t.template cast<double>();
       }
       HeadMargins hm{static_cast<int>(li), static_cast<int>(hi), {}};
       const HeadConfig* head_config = &cfg.layers[li].heads[hi];
@@ -529,9 +548,9 @@ struct Prepared {
         averaged.hard = HardKind::kAverage;
         head_config = &averaged;
       }
-      const HeadJob job{ws.Q,
-                        ws.K,
-                        ws.V,
+      const HeadJob job{Q,
+                        K,
+                        V,
                         *head_config,
                         opt.mode,
                         result.beta,
@@ -542,12 +561,12 @@ struct Prepared {
                         opt.linear_scan && !reference,
                         result.margins ? &hm.stats : nullptr,
                         same_queries};
-      attend(job, ws.scratch, ws.out);
+      attend(job, ws.scratch, out);
       if constexpr (std::is_same_v<T, double>) {
-        h.o.add(ws.out, delta, reference);
+        h.o.add(out, delta, reference);
       } else {
-        resize_buffer(ws.out_t, ws.out.rows(), ws.out.cols());
-        ws.out_t = ws.out.template cast<T>();
+        resize_buffer(ws.out_t, out.rows(), out.cols());
+        ws.out_t = out.template cast<T>();
         h.o.add(ws.out_t, delta, reference);
       }
       if (result.margins) {

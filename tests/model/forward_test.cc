@@ -266,10 +266,12 @@ TEST_CASE("forward: a Runner reused across words, lengths, precisions and errors
       Runner runner(engine);
       for (int k = 0; k < 8; ++k) {
         // Lengths repeat and change (often, on the sparse models), and cross
-        // the size at which a long word's buffers are given back and the
-        // longest length whose position features are kept.
+        // the size at which a long word's buffers are given back, the longest
+        // length whose position features are kept, and the longest whose
+        // heads keep one buffer per width (1,100 positions: the shared ones).
         const std::size_t n = m < 2 && k == 3 ? 4200
                               : m % 4 == 3 && k == 6 ? 300
+                              : m % 4 == 2 && k == 4 ? 1100
                               : uniform_int(rng, 0, m % 2 == 1 ? 5 : 40);
         std::string w;
         for (std::size_t i = 0; i < n; ++i) w += "abc"[uniform_int(rng, 0, 2)];
