@@ -109,6 +109,53 @@ struct Record {
   std::optional<model::RunResult> result;
 };
 
+// Writes r's record to out and counts it in summary; `number`: its line number.
+void write_record(std::ostream& out, WordFormat format, bool emit_state, Record& r, std::size_t number,
+                  StreamSummary& summary) {
+  if (r.error) {
+    if (!summary.errors++) summary.first_error_line = number;
+    r.line = sym::escape_invalid(r.line);  // the record stays valid UTF-8
+    if (format == WordFormat::kTsv) {
+      out << r.line << "\tERROR\t" << *r.error << '\n';
+    } else {
+      nlohmann::ordered_json j;
+      j["word"] = r.line;
+      j["error"] = *r.error;
+      out << json_line(j) << '\n';
+    }
+    return;
+  }
+  const model::RunResult& res = *r.result;
+  if (r.label) {
+    ++summary.labelled;
+    const std::string verdict = res.output ? sym::encode(*res.output) : res.accepted ? "TRUE" : "FALSE";
+    if (verdict != *r.label && !summary.label_differences++) summary.first_difference_line = number;
+  }
+  if (format == WordFormat::kTsv) {
+    if (res.output) out << r.line << '\t' << sym::encode(*res.output) << '\n';
+    else out << r.line << (res.accepted ? "\tTRUE\n" : "\tFALSE\n");
+    return;
+  }
+  nlohmann::ordered_json j;
+  j["word"] = r.line;
+  if (res.output) {
+    j["output"] = sym::encode(*res.output);
+    j["min_symbol_margin"] = res.min_symbol_margin;  // null for the empty word
+  } else {
+    j["accepted"] = res.accepted;
+    j["y"] = res.y;
+    j["output_margin"] = res.output_margin;
+  }
+  j["beta"] = res.beta;
+  if (res.margins) {
+    j["min_target_mass"] = res.margins->min_target_mass;
+    j["min_score_gap"] = res.margins->min_gap;  // null when every row is a tie
+    j["min_scaled_gap"] = res.margins->min_scaled_gap;
+  }
+  if (emit_state) j["state"] = res.final_state;
+  out << json_line(j) << '\n';
+}
+
 }  // namespace
 
 StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamOptions& options,
@@ -162,51 +209,7 @@ StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamO
       r.error = e.what();
     }
   };
-  // Writes r's record; `number`: its line number.
-  auto write = [&](Record& r, std::size_t number) {
-    if (r.error) {
-      if (!summary.errors++) summary.first_error_line = number;
-      r.line = sym::escape_invalid(r.line);  // the record stays valid UTF-8
-      if (format == WordFormat::kTsv) {
-        out << r.line << "\tERROR\t" << *r.error << '\n';
-      } else {
-        nlohmann::ordered_json j;
-        j["word"] = r.line;
-        j["error"] = *r.error;
-        out << json_line(j) << '\n';
-      }
-      return;
-    }
-    const model::RunResult& res = *r.result;
-    if (r.label) {
-      ++summary.labelled;
-      const std::string verdict = res.output ? sym::encode(*res.output) : res.accepted ? "TRUE" : "FALSE";
-      if (verdict != *r.label && !summary.label_differences++) summary.first_difference_line = number;
-    }
-    if (format == WordFormat::kTsv) {
-      if (res.output) out << r.line << '\t' << sym::encode(*res.output) << '\n';
-      else out << r.line << (res.accepted ? "\tTRUE\n" : "\tFALSE\n");
-      return;
-    }
-    nlohmann::ordered_json j;
-    j["word"] = r.line;
-    if (res.output) {
-      j["output"] = sym::encode(*res.output);
-      j["min_symbol_margin"] = res.min_symbol_margin;  // null for the empty word
-    } else {
-      j["accepted"] = res.accepted;
-      j["y"] = res.y;
-      j["output_margin"] = res.output_margin;
-    }
-    j["beta"] = res.beta;
-    if (res.margins) {
-      j["min_target_mass"] = res.margins->min_target_mass;
-      j["min_score_gap"] = res.margins->min_gap;  // null when every row is a tie
-      j["min_scaled_gap"] = res.margins->min_scaled_gap;
-    }
-    if (emit_state) j["state"] = res.final_state;
-    out << json_line(j) << '\n';
-  };
+  auto write = [&](Record& r, std::size_t number) { write_record(out, format, emit_state, r, number, summary); };
 
   // Batches of the lines already at hand (model::length_order): a batch
   // ends after kBatchWords lines (256 when each record keeps a final state),
