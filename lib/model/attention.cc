@@ -64,7 +64,7 @@ void score_block(const HeadJob& job, std::int64_t i0, std::int64_t i1, std::int6
 void attend(const HeadJob& job, AttentionScratch& scratch, MatD& out) {
   // Not zero-filled: every path writes every row (each scan emits each row
   // once, each blocked path ends every query row with its output).
-  resize_buffer(out, job.Q.rows(), job.V.cols());
+  resize_buffer(out, job.K.rows(), job.V.cols());
   if (job.linear_scan) {
     // Linear-time paths, chosen from the weights' effect on this word alone:
     // few distinct queries (per-class online softmax) or few distinct keys
@@ -72,7 +72,12 @@ void attend(const HeadJob& job, AttentionScratch& scratch, MatD& out) {
     // With few query classes the keys only matter if they have fewer still:
     // their search stops at one class short of the queries' count (a head
     // with one query class classifies no key).
-    if (!job.same_queries) {
+    if (job.same_queries) {
+      // the previous head's classes (the same weights, so the same rows)
+    } else if (job.constant_queries) {
+      one_class(job.Q, job.K.rows(), scratch.queries);
+      scratch.few_queries = true;
+    } else {
       scratch.few_queries = row_classes(job.Q, kMaxQueryClasses, scratch.queries, scratch.rep_rows);
     }
     const bool few_queries = scratch.few_queries;

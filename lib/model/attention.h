@@ -98,6 +98,10 @@ struct HeadJob {
   // Q is the previous head's Q on this word (the layer's heads share their
   // query weights): its query classes in the scratch are reused.
   bool same_queries = false;
+  // Every position's query is the same (the query weights read only
+  // residual columns constant on every word): Q holds that one row, and the
+  // head takes the query-class scan (linear_scan is set).
+  bool constant_queries = false;
 };
 
 // out ((n+1) x d_value) = the head's attention over V.
@@ -130,7 +134,7 @@ void for_each_key_block(const HeadJob& job, std::int64_t i0, std::int64_t i1, Ar
     block(j0, j1);
   };
   process(0, 1);  // BOS
-  const KeyRange range = key_range(job.head.mask, i0, i1, job.Q.rows());
+  const KeyRange range = key_range(job.head.mask, i0, i1, job.K.rows());
   for (std::int64_t j0 = range.lo; j0 < range.hi; j0 += job.key_block) {
     process(j0, std::min(range.hi, j0 + job.key_block));
   }
@@ -144,6 +148,9 @@ inline constexpr std::size_t kMaxKeyClasses = 16;
 // `classes`; false if more. rep_rows is scratch (the representatives' row
 // numbers).
 bool row_classes(const MatD& M, std::size_t limit, RowClasses& classes, std::vector<Eigen::Index>& rep_rows);
+// n_pos rows in one class, represented by `row` (a 1-row matrix): the classes
+// row_classes finds when every row equals that one.
+void one_class(const MatD& row, std::int64_t n_pos, RowClasses& classes);
 // Per query class, one online softmax (or hard argmax) over the keys in mask
 // order: a row costs O(classes), the head O(n * classes * d).
 void attend_query_classes(const HeadJob& job, const RowClasses& queries, ScanBuffers& buffers, MatD& out);

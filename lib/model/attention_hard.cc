@@ -9,7 +9,7 @@
 namespace softhat::model {
 
 void attend_hard_blocked(const HeadJob& job, MatD& out) {
-  const std::int64_t n_pos = job.Q.rows();
+  const std::int64_t n_pos = job.K.rows();
   const HardKind kind = job.head.hard;
   ArrD S;
   for (std::int64_t i0 = 0; i0 < n_pos; i0 += job.query_block) {

@@ -77,13 +77,16 @@ struct QueryClassState {
   std::int64_t chosen = -1;
   double* acc = nullptr;
 
-  // Adds key j with score s.
+  // Adds key j with score s. kPlain: a softmax row without margin
+  // statistics (run, classify, verify untraced), whose argmax bookkeeping
+  // compiles out: the scans' per-key cost on compiled LTL models.
+  template <bool kPlain>
   void add(const HeadJob& job, std::int64_t j, double s, CachedExp& exp) {
-    const bool hard = job.mode == AttentionMode::kHard;
-    const HardKind kind = job.head.hard;
     const Eigen::Index dv = job.V.cols();
     const double* v = job.V.data() + j * dv;
-    if (hard || job.stats) {
+    if constexpr (!kPlain) {
+      const bool hard = job.mode == AttentionMode::kHard;
+      const HardKind kind = job.head.hard;
       switch (top.add(s)) {
         case ArgmaxTracker::Step::kNewBest:
           if (hard && kind == HardKind::kAverage) std::copy(v, v + dv, acc);
@@ -99,8 +102,8 @@ struct QueryClassState {
           break;
         case ArgmaxTracker::Step::kBelow: break;
       }
+      if (hard) return;
     }
-    if (hard) return;
     const double logit = job.beta * s;
     if (logit == std::numeric_limits<double>::infinity()) bad_row(job, j, "overflows");
     if (logit > m) {
@@ -116,10 +119,11 @@ struct QueryClassState {
   }
 
   // Row i's output (a row of this class).
+  template <bool kPlain>
   void emit(const HeadJob& job, std::int64_t i, MatD& out) const {
     const Eigen::Index dv = job.V.cols();
     double* o = out.data() + i * dv;
-    if (job.mode == AttentionMode::kHard) {
+    if (!kPlain && job.mode == AttentionMode::kHard) {
       if (chosen < 0) bad_row(job, i, "has no finite score");
       if (job.head.hard == HardKind::kAverage) {
         for (Eigen::Index c = 0; c < dv; ++c) o[c] = acc[c] / top.ties;
@@ -131,7 +135,7 @@ struct QueryClassState {
     }
     if (!(l > 0) || !std::isfinite(m)) bad_row(job, i, "has no finite score");
     for (Eigen::Index c = 0; c < dv; ++c) o[c] = acc[c] / l;
-    if (job.stats) job.stats->add_row(top.ties / l, top.gap(), job.beta);
+    if (!kPlain && job.stats) job.stats->add_row(top.ties / l, top.gap(), job.beta);
   }
 };
 
@@ -199,7 +203,16 @@ bool row_classes(const MatD& M, std::size_t limit, RowClasses& classes, std::vec
   return true;
 }
 
-void attend_query_classes(const HeadJob& job, const RowClasses& queries, ScanBuffers& buffers, MatD& out) {
+void one_class(const MatD& row, std::int64_t n_pos, RowClasses& classes) {
+  classes.cls.assign(static_cast<std::size_t>(n_pos), 0);
+  classes.count = 1;
+  classes.reps.assign(row.data(), row.data() + row.cols());
+}
+
+namespace {
+
+template <bool kPlain>
+void scan_query_classes(const HeadJob& job, const RowClasses& queries, ScanBuffers& buffers, MatD& out) {
   const std::size_t classes = queries.count;
   const std::vector<std::int32_t>& qcls = queries.cls;
   const double* qreps = queries.reps.data();
@@ -218,11 +231,21 @@ void attend_query_classes(const HeadJob& job, const RowClasses& queries, ScanBuf
       double s = 0;
       for (Eigen::Index t = 0; t < dk; ++t) s += q[t] * k[t];
       if (std::isnan(s)) bad_row(job, j, "has a NaN score");
-      states[c].add(job, j, s, exps[c]);
+      states[c].template add<kPlain>(job, j, s, exps[c]);
     }
   };
-  auto emit = [&](std::int64_t i) { states[static_cast<std::size_t>(qcls[i])].emit(job, i, out); };
-  sweep(job.head.mask, job.Q.rows(), add, emit);
+  auto emit = [&](std::int64_t i) { states[static_cast<std::size_t>(qcls[i])].template emit<kPlain>(job, i, out); };
+  sweep(job.head.mask, job.K.rows(), add, emit);
+}
+
+}  // namespace
+
+void attend_query_classes(const HeadJob& job, const RowClasses& queries, ScanBuffers& buffers, MatD& out) {
+  if (job.mode == AttentionMode::kSoftmax && job.stats == nullptr) {
+    scan_query_classes<true>(job, queries, buffers, out);
+  } else {
+    scan_query_classes<false>(job, queries, buffers, out);
+  }
 }
 
 void attend_key_classes(const HeadJob& job, const RowClasses& keys, ScanBuffers& buffers, MatD& out) {
@@ -301,7 +324,7 @@ void attend_key_classes(const HeadJob& job, const RowClasses& keys, ScanBuffers&
     for (std::size_t t = 0; t < width; ++t) o[t] = acc[t] / l;
     if (job.stats) job.stats->add_row(top.ties / l, top.gap(), job.beta);
   };
-  sweep(job.head.mask, job.Q.rows(), add, emit);
+  sweep(job.head.mask, job.K.rows(), add, emit);
 }
 
 }  // namespace softhat::model

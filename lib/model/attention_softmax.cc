@@ -62,7 +62,7 @@ struct SoftmaxRows {
 }  // namespace
 
 void attend_softmax_blocked(const HeadJob& job, MatD& out) {
-  const std::int64_t n_pos = job.Q.rows();
+  const std::int64_t n_pos = job.K.rows();
   ArrD S;
   for (std::int64_t i0 = 0; i0 < n_pos; i0 += job.query_block) {
     throw_if_interrupted();

@@ -108,6 +108,7 @@ struct Buffers {
   // next word of that length (they depend on n alone): the fast path's.
   std::vector<MatT> phi_of_length;
   MatD cast_copy, Q, K, V, out;
+  MatD q_row;  // a head's only query, when its queries are constant (1 x d_key)
   // A head's Q, K, V and output of a width under kHeadBufferWidths on a word
   // of fewer than kHeadBufferRows positions: one buffer per width. The heads
   // of a layer differ in width (d_value 1 and 3, say), and one shared buffer
@@ -300,6 +301,35 @@ struct ByOutput {
   ByOutput() = default;
 };
 
+// The residual columns that hold one value at every position of a word as
+// the first layer reads them (1: constant): the embedding's rows agree on the
+// column and are finite there, and the only position features feeding it are
+// the same at every position (one, n), through the fast path's sparse
+// pos_proj (pos_sparse: each row then sums the same terms in the same order).
+// Each row's value is then the same number (a zero may differ in sign, which
+// no product or comparison downstream tells apart). Prepared clears the
+// columns each layer may write.
+std::vector<char> constant_columns(const Transformer& t, bool pos_sparse) {
+  using K = PositionFeature::Kind;
+  std::vector<char> same_feature;  // per pos_proj column: the feature is the same at every position
+  for (const PositionFeature& f : t.config.position_features) {
+    same_feature.insert(same_feature.end(), static_cast<std::size_t>(f.width()),
+                        pos_sparse && (f.kind == K::kOne || f.kind == K::kLength));
+  }
+  const Eigen::Index d = t.embed.cols();
+  std::vector<char> constant(static_cast<std::size_t>(d), 0);
+  for (Eigen::Index c = 0; c < d; ++c) {
+    const double v = t.embed.rows() > 0 ? t.embed(0, c) : 0.0;
+    bool same = std::isfinite(v);
+    for (Eigen::Index r = 1; r < t.embed.rows() && same; ++r) same = t.embed(r, c) == v;
+    for (Eigen::Index k = 0; k < t.pos_proj.cols() && same; ++k) {
+      same = t.pos_proj(c, k) == 0.0 || (static_cast<std::size_t>(k) < same_feature.size() && same_feature[k]);
+    }
+    constant[static_cast<std::size_t>(c)] = same ? 1 : 0;
+  }
+  return constant;
+}
+
 template <typename T>
 struct Prepared {
   using MatT = typename Buffers<T>::MatT;
@@ -307,6 +337,10 @@ struct Prepared {
   struct Head {
     Linear<double> q, k;  // scores are accumulated in double
     Linear<T> v, o;
+    // The query weights are sparse and read only constant columns (see
+    // constant_columns): every position's query is the same row, so the
+    // scans compute one (BOS's) and classify none.
+    bool q_constant = false;
   };
   struct Layer {
     std::vector<Head> heads;
@@ -355,12 +389,16 @@ struct Prepared {
     embed0 = (T(0) + embed.array()).matrix();
     pos_proj = Linear<T>(t.pos_proj.cast<T>());
     pos_by_output = ByOutput(pos_proj);
+    std::vector<char> constant = constant_columns(t, pos_proj.use_sparse && embed_finite);
     for (const LayerWeights& lw : t.layers) {
       Layer layer;
       for (const HeadWeights& hw : lw.heads) {
         layer.heads.push_back({Linear<double>(hw.q), Linear<double>(hw.k), Linear<T>(hw.v.cast<T>()),
                                Linear<T>(hw.o.cast<T>())});
         const std::size_t h = layer.heads.size() - 1;
+        Head& head = layer.heads.back();
+        head.q_constant = head.q.use_sparse && std::all_of(head.q.entries.begin(), head.q.entries.end(),
+                                                           [&](const auto& e) { return constant[e.in] != 0; });
         const Matrix& q = lw.heads[h].q;
         layer.q_as_previous.push_back(
             h > 0 && lw.heads[h - 1].q.rows() == q.rows() && lw.heads[h - 1].q.cols() == q.cols() &&
@@ -390,6 +428,13 @@ struct Prepared {
         if (head_col[c]) layer.head_cols.push_back(static_cast<Eigen::Index>(c));
         if (any[c]) layer.touched.push_back(static_cast<Eigen::Index>(c));
         if (layer.b2(static_cast<Eigen::Index>(c)) != T(0)) layer.bias_cols.push_back(static_cast<Eigen::Index>(c));
+      }
+      // The fast path writes a narrow layer's touched columns alone; any
+      // other layer may write every column.
+      if (layer.narrow) {
+        for (Eigen::Index c : layer.touched) constant[static_cast<std::size_t>(c)] = 0;
+      } else {
+        std::fill(constant.begin(), constant.end(), 0);
       }
       layers.push_back(std::move(layer));
     }
@@ -524,14 +569,19 @@ struct Prepared {
     }();
     for (std::size_t hi = 0; hi < layer.heads.size(); ++hi) {
       const Head& h = layer.heads[hi];
-      MatD& Q = ws.head_buffer(ws.Q_of_width, ws.Q, n_pos, h.q.rows());
+      const bool constant_queries = h.q_constant && opt.linear_scan && !reference;
+      MatD& Q = constant_queries ? ws.q_row : ws.head_buffer(ws.Q_of_width, ws.Q, n_pos, h.q.rows());
       MatD& K = ws.head_buffer(ws.K_of_width, ws.K, n_pos, h.k.rows());
       MatD& V = ws.head_buffer(ws.V_of_width, ws.V, n_pos, h.v.rows());
       MatD& out = ws.head_buffer(ws.out_of_width, ws.out, n_pos, h.v.rows());
       // Q still holds the previous head's queries: the same weights have the
       // same width, and nothing else writes it.
       const bool same_queries = layer.q_as_previous[hi] && !reference;
-      if (!same_queries) h.q.apply(Xd, Q, reference);
+      if (constant_queries && !same_queries) {
+        h.q.apply(Xd.topRows(1), Q);
+      } else if (!same_queries) {
+        h.q.apply(Xd, Q, reference);
+      }
       h.k.apply(Xd, K, reference);
       if constexpr (std::is_same_v<T, double>) {
         h.v.apply(X, V, reference);
@@ -560,7 +610,8 @@ struct Prepared {
                         std::max(1, opt.key_block),
                         opt.linear_scan && !reference,
                         result.margins ? &hm.stats : nullptr,
-                        same_queries};
+                        same_queries,
+                        constant_queries};
       attend(job, ws.scratch, out);
       if constexpr (std::is_same_v<T, double>) {
         h.o.add(out, delta, reference);
