@@ -3,8 +3,8 @@
 #   (1) softhat_bench_scale: every catalogue LTL language and 20 MLRegTest
 #       sample automata (smallest to largest model): the table-driven DFA,
 #       the engine on 1 and 2 threads (words of lengths 20-50, best of three
-#       passes after a warm-up), one word of
-#       n = 10^4 and 10^6; nonzero weights;
+#       passes after a warm-up, each pass repeating the words for about a
+#       quarter of a second), one word of n = 10^4 and 10^6; nonzero weights;
 #   (2) GNU grep's DFA matcher (grep -E -x -c with the language's regex) on
 #       the same words (repeated to 5 million symbols), best of three
 #       (catalogue languages: they have regexes);
