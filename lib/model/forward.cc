@@ -102,7 +102,7 @@ struct Buffers {
   using MatT = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   std::vector<int> tokens;
   std::vector<double> buf;
-  std::vector<T> hidden;  // one position's FFN units (fused path)
+  std::vector<T> hidden;  // two positions' FFN form sums (fused path)
   MatT phi, X, delta, H, V_t, out_t;
   // The position features of a word of n < kPhiCached symbols, kept for the
   // next word of that length (they depend on n alone): the fast path's.
@@ -201,8 +201,10 @@ struct FusedFfn {
   }
 
   // X += fc2 ReLU(fc1 X + b1), row by row, then finish(row) on each row
-  // while it is at hand; false if a unit is NaN or finish returns false.
-  // h: scratch (the forms' sums, then the units, for two rows).
+  // while it is at hand; false if a unit is NaN or finish returns false (X
+  // is then left part-way: the caller throws).
+  // h: scratch (the forms' sums, for two rows). A unit's value is its form's
+  // sum plus its bias, computed where it is scattered.
   // Rows go two at a time: a form's sum and an output's additions are chains
   // of dependent additions, and the other row's chain runs beside each. Each
   // row gets the same additions in the same order as alone.
@@ -210,11 +212,9 @@ struct FusedFfn {
   bool apply(MatT& X, std::vector<T>& h, Finish&& finish) const {
     const std::size_t hidden = unit_form.size();
     const std::size_t forms = form_start.size() - 1;
-    h.resize(2 * (forms + hidden));
+    h.resize(2 * forms);
     T* fv0 = h.data();
-    T* hu0 = fv0 + forms;
-    T* fv1 = hu0 + hidden;
-    T* hu1 = fv1 + forms;
+    T* fv1 = fv0 + forms;
     const T* bias = b1.data();
     const std::size_t* start = form_start.data();
     const std::size_t* form = unit_form.data();
@@ -238,13 +238,8 @@ struct FusedFfn {
       }
       bool nan = false;  // | rather than ||: no branch per unit
       for (std::size_t u = 0; u < hidden; ++u) {
-        hu0[u] = fv0[form[u]] + bias[u];
-        hu1[u] = fv1[form[u]] + bias[u];
-        nan |= std::isnan(hu0[u]) | std::isnan(hu1[u]);
-      }
-      if (nan) return false;
-      for (std::size_t u = 0; u < hidden; ++u) {
-        const T v0 = hu0[u], v1 = hu1[u];
+        const T v0 = fv0[form[u]] + bias[u], v1 = fv1[form[u]] + bias[u];
+        nan |= std::isnan(v0) | std::isnan(v1);
         const bool on0 = v0 > T(0), on1 = v1 > T(0);
         if (on0 && on1) {
           for (std::size_t k = col[u]; k < col[u + 1]; ++k) {
@@ -257,7 +252,7 @@ struct FusedFfn {
           for (std::size_t k = col[u]; k < col[u + 1]; ++k) x1[to[k]] += wout[k] * v1;
         }
       }
-      if (!finish(x0) || !finish(x1)) return false;
+      if (nan || !finish(x0) || !finish(x1)) return false;
     }
     if (i < X.rows()) {
       T* x = X.row(i).data();
@@ -268,16 +263,12 @@ struct FusedFfn {
       }
       bool nan = false;
       for (std::size_t u = 0; u < hidden; ++u) {
-        hu0[u] = fv0[form[u]] + bias[u];
-        nan |= std::isnan(hu0[u]);
-      }
-      if (nan) return false;
-      for (std::size_t u = 0; u < hidden; ++u) {
-        const T v = hu0[u];
+        const T v = fv0[form[u]] + bias[u];
+        nan |= std::isnan(v);
         if (!(v > T(0))) continue;
         for (std::size_t k = col[u]; k < col[u + 1]; ++k) x[to[k]] += wout[k] * v;
       }
-      if (!finish(x)) return false;
+      if (nan || !finish(x)) return false;
     }
     return true;
   }

@@ -154,6 +154,32 @@ TEST_CASE("forward: the empty word is read at BOS, the FFN is ReLU with residual
   CHECK_THROWS_WITH(e.run("ab"), "symbol 'b' at 2 is not in the model's alphabet");
 }
 
+TEST_CASE("forward: an FFN unit that is NaN is an overflow error, on row pairs and on a last odd row", "[model]") {
+  // Residual [x, y, out], finite (1e308); the unit reads 10 x - 10 y, whose
+  // products are +inf and -inf: the unit is NaN. Both FFN matrices are sparse
+  // (the fused path, row pairs then a last odd row); the residual is finite.
+  ModelConfig c;
+  c.alphabet = "a";
+  c.d_model = 3;
+  c.residual_labels = {"x", "y", "out"};
+  c.layers = {LayerConfig{{}, 1, ""}};
+  c.readout = {2, 0.5};
+  Transformer t = Transformer::zeros(c);
+  t.embed.col(0).setConstant(1e308);
+  t.embed.col(1).setConstant(1e308);
+  t.layers[0].fc1 << 10, -10, 0;
+  t.layers[0].fc2 << 0, 0, 1;
+  const Engine e(t);
+  for (const char* word : {"", "a", "aa", "aaa"}) {  // 1 to 4 rows
+    INFO("word '" << word << "'");
+    CHECK_THROWS_WITH(e.run(word), "layer 0: the residual stream overflows (a value is infinite or NaN)");
+  }
+  // Without the NaN the same model runs: the unit is 10 x - 10 y = 0.
+  t.embed.col(0).setConstant(1.0);
+  t.embed.col(1).setConstant(1.0);
+  CHECK(Engine(t).run("aaa").y == 0.0);
+}
+
 TEST_CASE("forward: blocked online attention equals the plain reference", "[model]") {
   std::mt19937_64 rng = derived_rng(5, "blocked");
   double worst = 0;
