@@ -58,9 +58,10 @@ void add_selection(CLI::App* app, cli::Selection& s, Languages count) {
       ->check(CLI::Range(2, 26));
 }
 
-compile::CompileOptions CompileArgs::options() const {
+compile::CompileOptions CompileArgs::options(const Context& ctx) const {
   compile::CompileOptions o;
   o.pe = pe;
+  o.max_memory = ctx.max_memory;
   return o;
 }
 
@@ -93,7 +94,7 @@ Subject select_subject(const Context& ctx, const cli::Selection& selection, cons
     return s;
   }
   s.language = select_one(ctx, selection, true);
-  s.model = compile::build_acceptor(*s.language, compile.options()).model;
+  s.model = compile::build_acceptor(*s.language, compile.options(ctx)).model;
   s.name = s.language->name();
   return s;
 }
@@ -139,7 +140,8 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
   app.add_option("--max-length", ctx.max_length, "longest word read from a stream, in symbols (default 100000000)")
       ->check(CLI::PositiveNumber);
   app.add_option("--max-memory", ctx.max_memory,
-                 "memory one word may take in the engine, and one run's tables and corpora, e.g. 8GiB, 512MB "
+                 "memory one word may take in the engine, one run's tables and corpora, and a compiled model's weights, "
+                 "e.g. 8GiB, 512MB "
                  "(default 8GiB)")
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {

@@ -90,7 +90,7 @@ void setup_analyze(CLI::App& app, Runner& runner) {
         json["cascade"] = cascade::describe_cascade(d);
         json["proof_states"] = d.proof_states;
         const compile::Plan plan =
-            compile::compile_formula(d.formula, language.alphabet(), compile::derived_options(args->compile.options(), d)).plan;
+            compile::compile_formula(d.formula, language.alphabet(), compile::derived_options(args->compile.options(ctx), d)).plan;
         out += plan.describe();
         json["transformer"] = plan.to_json();
         return finish();
@@ -98,13 +98,13 @@ void setup_analyze(CLI::App& app, Runner& runner) {
       if (!language.formula) {
         json["transformer"] = nullptr;
         if (compile::has_acceptor(language)) {
-          const model::ModelConfig config = compile::build_acceptor(language, args->compile.options()).model.config;
+          const model::ModelConfig config = compile::build_acceptor(language, args->compile.options(ctx)).model.config;
           out += model::describe_config(config);
           json["transformer"] = {{"model", io::config_to_json(config)}};
         }
         return finish();
       }
-      const compile::Plan plan = compile::compile_formula(*language.formula, language.alphabet(), args->compile.options()).plan;
+      const compile::Plan plan = compile::compile_formula(*language.formula, language.alphabet(), args->compile.options(ctx)).plan;
       out += plan.describe();
       json["transformer"] = plan.to_json();
       return finish();

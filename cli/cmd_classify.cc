@@ -20,7 +20,7 @@ struct Args {
 
 int stream_language(Context& ctx, const lang::Language& language, const CompileArgs& compile, const StreamArgs& stream,
                     model::AttentionMode mode, model::Precision precision) {
-  compile::Acceptor acceptor = compile::build_acceptor(language, compile.options());
+  compile::Acceptor acceptor = compile::build_acceptor(language, compile.options(ctx));
   const model::Engine engine(std::move(acceptor.model), precision);
   model::RunOptions options;
   options.mode = mode;

@@ -43,7 +43,7 @@ void setup_compile(CLI::App& app, Runner& runner) {
     }
     runner = [args](Context& ctx) {
       const lang::Language language = select_one(ctx, args->selection, true);
-      compile::Acceptor a = compile::build_acceptor(language, args->compile.options());
+      compile::Acceptor a = compile::build_acceptor(language, args->compile.options(ctx));
       int status = kExitOk;
       if (args->float32) {
         verify::Float32Options o = args->float32_options;

@@ -48,7 +48,7 @@ void setup_report(CLI::App& app, Runner& runner) {
   sub->callback([&runner, args] {
     runner = [args](Context& ctx) {
       report::ReportOptions options;
-      options.compile = args->compile.options();
+      options.compile = args->compile.options(ctx);
       options.verify.compile = options.compile;
       options.verify.lengths = words::parse_length_list(args->verify_lengths);
       options.verify.samples = args->samples;

@@ -121,7 +121,7 @@ void setup_simulate(CLI::App& app, Runner& runner) {
       for (const std::optional<lang::Language>& language : subjects) {
         std::optional<model::Transformer> built;
         try {
-          built = language ? compile::build_acceptor(*language, args->compile.options()).model
+          built = language ? compile::build_acceptor(*language, args->compile.options(ctx)).model
                            : io::load_model(args->model);
         } catch (const cascade::NotStarFree& e) {
           // A DFA-defined language that is not star-free (with --all or --att DIR: skipped).

@@ -65,7 +65,7 @@ void setup_sweep(CLI::App& app, Runner& runner) {
       options.progress = progress.get();
       options.max_memory = ctx.max_memory;
       sweep::SweepReport report = sweep::sweep_subject(model, language ? &*language : nullptr,
-                                                       args->compile.options(), options, plan);
+                                                       args->compile.options(ctx), options, plan);
       progress->finish();
       report.subject = subject.name;
       args->json.table(ctx, sweep::format_sweep_report(report));

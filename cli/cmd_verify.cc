@@ -52,7 +52,7 @@ int verify_scale(Context& ctx, const Args& args) {
   verify::ScaleOptions o;
   o.size = args.scale;
   o.seed = args.options.seed;
-  o.compile = args.compile.options();
+  o.compile = args.compile.options(ctx);
   o.beta = args.compile.beta_override();
   o.mode = args.mode;
   o.precision = args.precision;
@@ -246,7 +246,7 @@ void setup_verify(CLI::App& app, Runner& runner) {
     if (max_len->count()) args->options.max_len = args->max_len;
     const bool precision_given = precision->count() > 0;
     runner = [args, precision_given](Context& ctx) {
-      args->options.compile = args->compile.options();
+      args->options.compile = args->compile.options(ctx);
       args->options.beta = args->compile.beta_override();
       args->options.mode = args->mode;
       args->options.precision = args->precision;

@@ -121,7 +121,7 @@ CLI::Option* add_enum_option(CLI::App* app, const std::string& flag, E& value, c
 struct CompileArgs {
   compile::PeMode pe = compile::PeMode::kBounded;
   std::string beta;  // empty: the construction's schedule
-  compile::CompileOptions options() const;
+  compile::CompileOptions options(const Context& ctx) const;  // with --max-memory, which bounds the weights
   std::optional<model::BetaSchedule> beta_override() const;
 };
 void add_compile_options(CLI::App* app, CompileArgs& args, bool with_beta);

@@ -12,7 +12,7 @@ namespace softhat::compile {
 Compiled compile_formula(logic::Formula formula, const std::string& alphabet, const CompileOptions& options) {
   if (!(options.c > 0) || !std::isfinite(options.c)) throw InputError("the constant c must be positive");
   Compiled out{plan_formula(formula, alphabet, options.pe, options.c, options.names, options.exclusive), {}};
-  out.model = plan_to_model(out.plan);
+  out.model = plan_to_model(out.plan, options.max_memory);
   return out;
 }
 
@@ -236,8 +236,17 @@ void write_glue(const Plan& plan, const PlannedLayer& pl, model::LayerWeights& l
 
 }  // namespace
 
-model::Transformer plan_to_model(const Plan& plan) {
-  model::Transformer t = model::Transformer::zeros(model_config(plan));
+model::Transformer plan_to_model(const Plan& plan, std::size_t max_memory) {
+  // A short formula can ask for a large model: mod(m, r) takes m residual
+  // coordinates and m position features, so the position projection alone
+  // holds about m^2 weights (a 64-byte formula once asked for 92 GiB).
+  const model::ModelConfig config = model_config(plan);
+  const std::uint64_t weights = model::Transformer::parameter_count(config);
+  util::check_memory(util::saturating_product({static_cast<std::size_t>(weights), sizeof(double)}), max_memory, [&] {
+    return fmt::format("the compiled model ({} weights: width {}, {} position features, {} layers)", weights,
+                       config.d_model, config.position_width(), config.layers.size());
+  });
+  model::Transformer t = model::Transformer::zeros(config);
   embed_tokens(plan, t);
   for (std::size_t l = 0; l < plan.layers.size(); ++l) {
     const PlannedLayer& pl = plan.layers[l];

@@ -20,6 +20,7 @@
 
 #include "compile/plan.h"
 #include "model/transformer.h"
+#include "util/memory.h"
 
 namespace softhat::compile {
 
@@ -30,6 +31,9 @@ struct CompileOptions {
   double c = kDefaultC;
   const logic::Names* names = nullptr;  // labels for a formula DAG (plan_formula)
   const Exclusive* exclusive = nullptr; // proved exclusivity facts (plan_formula)
+  // The most the model's weights may take (--max-memory; 0: no limit),
+  // checked before they are allocated.
+  std::size_t max_memory = util::kDefaultMaxMemory;
 };
 
 struct Compiled {
@@ -39,8 +43,9 @@ struct Compiled {
 
 Compiled compile_formula(logic::Formula formula, const std::string& alphabet, const CompileOptions& options = {});
 
-// The weights of a plan.
-model::Transformer plan_to_model(const Plan& plan);
+// The weights of a plan; a LimitError (Limit::kMemory) before anything is
+// allocated if they would take more than max_memory bytes (0: no limit).
+model::Transformer plan_to_model(const Plan& plan, std::size_t max_memory = util::kDefaultMaxMemory);
 
 // Parses --beta: "2", "3*(n+1)", "0.5*(n+1)^2*ln(n+1)", "ln(n+1)".
 model::BetaSchedule parse_beta(const std::string& expr);

@@ -15,7 +15,11 @@
 #include <catch2/catch.hpp>
 
 #include "compile/acceptor.h"
+#include "compile/compiler.h"
 #include "lang/catalog.h"
+#include "logic/parse.h"
+#include "model/transformer.h"
+#include "util/error.h"
 
 using namespace softhat;
 
@@ -68,4 +72,30 @@ TEST_CASE("compiler: catalogue formula languages are no bigger than recorded", "
     CHECK(c.plan.coords.size() <= s.width);
     CHECK(static_cast<std::size_t>(c.plan.ffn_units()) <= s.units);
   }
+}
+
+TEST_CASE("compiler: the weights are checked against max_memory before they are allocated", "[compile]") {
+  const logic::Formula f = logic::parse("#a > 1 | mod(5,2)", {.alphabet = "ab"});
+  const compile::Compiled small = compile::compile_formula(f, "ab");
+  const std::size_t need = sizeof(double) * model::Transformer::parameter_count(small.model.config);
+  std::size_t stored = 0;
+  model::for_each_tensor(small.model, [&](const auto& t) { stored += sizeof(double) * t.size(); });
+  CHECK(need == stored);  // the estimate is the model's bytes exactly
+  compile::CompileOptions o;
+  o.max_memory = need;  // exactly enough
+  CHECK(compile::compile_formula(f, "ab", o).model.config.d_model == small.model.config.d_model);
+  o.max_memory = need - 1;
+  try {
+    compile::compile_formula(f, "ab", o);
+    FAIL("one byte below the model's weights compiled");
+  } catch (const LimitError& e) {
+    CHECK(e.limit() == Limit::kMemory);
+    CHECK_THAT(e.what(), Catch::Contains("the compiled model (") && Catch::Contains("over the limit of"));
+  }
+  // mod(111111, 0) in a counting formula (so no DFA limit stops it first):
+  // 111,111 coordinates and position features, about 92 GiB of position
+  // projection under the default 8 GiB, refused before anything is allocated
+  // (a fuzzer's 64-byte input once reached the allocation).
+  const logic::Formula big = logic::parse("#a > 1 | mod(111111,0)", {.alphabet = "ab"});
+  CHECK_THROWS_AS(compile::compile_formula(big, "ab"), LimitError);
 }

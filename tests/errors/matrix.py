@@ -482,6 +482,13 @@ case(118, "memory", "compile mod(10^9, 1): a residual stream 10^9 wide",
      ["compile", "--formula", "mod(1000000000,1)", "--alphabet", "ab", "-o", path("mod.safetensors")], 2,
      r"the mod predicates need 1000000000 one-hot position features .*, more than 1000000",
      no_files=[path("mod.safetensors")])
+# Within the mod limit but not the memory: a counting formula (no DFA limit
+# stops it first) whose position projection would be 111,111^2 weights.
+case(170, "memory", "compile a 20-byte formula whose weights would take 92 GiB (mod(111111,0))",
+     ["compile", "--formula", "#a > 1 | mod(111111,0)", "--alphabet", "ab", "-o", path("mod2.safetensors")], 2,
+     r"the compiled model \(12349654581 weights: width 111121, 111113 position features, 3 layers\) needs about 92\.0 GiB, "
+     r"over the limit of 8\.0 GiB; raise --max-memory",
+     no_files=[path("mod2.safetensors")])
 
 # Corpus shards: an edit is refused by the checksum; an edit whose forger
 # recomputed the checksum is refused by the validation of the merged corpus.
