@@ -84,7 +84,7 @@ int stream_program(Context& ctx, const rasp::Program& program, const StreamArgs&
 
 int stream_compiled(Context& ctx, const rasp::Program& program, const StreamArgs& stream, bool acceptor,
                     model::AttentionMode mode, const std::optional<model::BetaSchedule>& beta) {
-  const rasp::CompiledProgram compiled = rasp::compile_program(program);
+  const rasp::CompiledProgram compiled = rasp::compile_program(program, ctx.max_memory);
   const std::string what = fmt::format("{} {} (compiled, {})", acceptor ? "classify" : "transduce", program.name,
                                        mode == model::AttentionMode::kHard ? "exact AHAT" : "softmax");
   if (mode == model::AttentionMode::kSoftmax) {
@@ -161,7 +161,7 @@ void setup_rasp(CLI::App& app, Runner& runner) {
   compile->callback([&runner, args] {
     runner = [args](Context& ctx) {
       const rasp::Program p = rasp::load_program(args->program);
-      const rasp::CompiledProgram c = rasp::compile_program(p);
+      const rasp::CompiledProgram c = rasp::compile_program(p, ctx.max_memory);
       ctx.out << rasp::describe_plan(p, c);
       if (!args->output.empty()) {
         io::save_model(c.model, args->output);

@@ -42,7 +42,7 @@ int simulate_program(Context& ctx, const Args& args, bool has_lengths) {
     throw InputError("give --program alone, not with --model or a language");
   }
   const rasp::Program program = rasp::load_program(args.program);
-  const rasp::CompiledProgram compiled = rasp::compile_program(program);
+  const rasp::CompiledProgram compiled = rasp::compile_program(program, ctx.max_memory);
   rasp::ProgramSimOptions options;
   const std::string lengths = has_lengths ? args.lengths : program.pad ? "1-6" : "1-8,16,32,64";
   options.lengths = words::parse_length_list(lengths);

@@ -115,7 +115,7 @@ int verify_program(Context& ctx, const Args& args, std::optional<std::size_t> ma
     throw InputError("verify: give --program alone, not with --model, --shard or a language");
   }
   const rasp::Program program = rasp::load_program(args.program);
-  const rasp::CompiledProgram compiled = rasp::compile_program(program);
+  const rasp::CompiledProgram compiled = rasp::compile_program(program, ctx.max_memory);
   rasp::ProgramCheckOptions options;
   options.max_len = max_len;
   if (!args.lengths.empty()) options.random_lengths = words::parse_length_list(args.lengths);

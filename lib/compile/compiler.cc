@@ -241,11 +241,7 @@ model::Transformer plan_to_model(const Plan& plan, std::size_t max_memory) {
   // coordinates and m position features, so the position projection alone
   // holds about m^2 weights (a 64-byte formula once asked for 92 GiB).
   const model::ModelConfig config = model_config(plan);
-  const std::uint64_t weights = model::Transformer::parameter_count(config);
-  util::check_memory(util::saturating_product({static_cast<std::size_t>(weights), sizeof(double)}), max_memory, [&] {
-    return fmt::format("the compiled model ({} weights: width {}, {} position features, {} layers)", weights,
-                       config.d_model, config.position_width(), config.layers.size());
-  });
+  model::Transformer::check_memory(config, max_memory, "the compiled model");
   model::Transformer t = model::Transformer::zeros(config);
   embed_tokens(plan, t);
   for (std::size_t l = 0; l < plan.layers.size(); ++l) {

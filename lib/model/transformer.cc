@@ -1,7 +1,11 @@
 #include "model/transformer.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
+
+#include "util/memory.h"
 
 namespace softhat::model {
 
@@ -19,6 +23,14 @@ std::uint64_t Transformer::parameter_count(const ModelConfig& config) {
   }
   const U cap = std::numeric_limits<std::uint64_t>::max();
   return static_cast<std::uint64_t>(count > cap ? cap : count);
+}
+
+void Transformer::check_memory(const ModelConfig& config, std::size_t max_memory, std::string_view what) {
+  const std::uint64_t weights = parameter_count(config);
+  util::check_memory(util::saturating_product({static_cast<std::size_t>(weights), sizeof(double)}), max_memory, [&] {
+    return fmt::format("{} ({} weights: width {}, {} position features, {} layers)", what, weights, config.d_model,
+                       config.position_width(), config.layers.size());
+  });
 }
 
 Transformer Transformer::zeros(const ModelConfig& config) {

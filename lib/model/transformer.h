@@ -21,6 +21,7 @@
 #include <Eigen/Core>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/config.h"
@@ -52,6 +53,11 @@ struct Transformer {
   static Transformer zeros(const ModelConfig& config);
   // How many weights a configuration has (saturating; nothing allocated).
   static std::uint64_t parameter_count(const ModelConfig& config);
+  // LimitError (Limit::kMemory) if the configuration's weights would take
+  // more than max_memory bytes (0: no limit), checked before zeros()
+  // allocates them: "<what> (N weights: width d, F position features, L
+  // layers) needs about ..., over the limit of ...".
+  static void check_memory(const ModelConfig& config, std::size_t max_memory, std::string_view what);
   // Token id of a symbol: 1..|alphabet|, or -1 if it is not in the alphabet.
   int token(char symbol) const;
 };

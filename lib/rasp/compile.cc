@@ -144,11 +144,12 @@ struct LogicFn {
 
 class Compiler {
  public:
-  explicit Compiler(const Program& p) : p_(p) {}
+  Compiler(const Program& p, std::size_t max_memory) : p_(p), max_memory_(max_memory) {}
   CompiledProgram run();
 
  private:
   const Program& p_;
+  std::size_t max_memory_;
   Layout lay_;
   // The values a sym vector can take: single symbols (codes), and the bounded
   // strings concat builds, each one atomic symbol of the product alphabet.
@@ -869,6 +870,7 @@ CompiledProgram Compiler::build(const Val& out) {
     lc.ffn_hidden = static_cast<int>(spec.units.size());
     cfg.layers.push_back(lc);
   }
+  model::Transformer::check_memory(cfg, max_memory_, fmt::format("program {}: the compiled transformer", p_.name));
   result.model = model::Transformer::zeros(cfg);
   model::Transformer& m = result.model;
   m.embed(0, bos_) = 1.0;
@@ -933,7 +935,9 @@ model::BetaSchedule scheduled_beta(const CompiledProgram& compiled) {
   return model::BetaSchedule{8.0 / c_min, static_cast<double>(p_max), 1.0};
 }
 
-CompiledProgram compile_program(const Program& program) { return Compiler(program).run(); }
+CompiledProgram compile_program(const Program& program, std::size_t max_memory) {
+  return Compiler(program, max_memory).run();
+}
 
 std::string describe_plan(const Program& program, const CompiledProgram& compiled) {
   const model::ModelConfig& cfg = compiled.model.config;

@@ -16,6 +16,7 @@
 #include "model/transformer.h"
 #include "rasp/program.h"
 #include "util/error.h"
+#include "util/memory.h"
 
 namespace softhat::rasp {
 
@@ -53,8 +54,10 @@ struct CompiledProgram {
   double min_gap(std::int64_t padded) const;
 };
 
-// Throws CompileError for constructs outside the compiled subset.
-CompiledProgram compile_program(const Program& program);
+// Throws CompileError for constructs outside the compiled subset, and a
+// LimitError (Limit::kMemory) before allocating weights that would take more
+// than max_memory bytes (--max-memory; 0: no limit).
+CompiledProgram compile_program(const Program& program, std::size_t max_memory = util::kDefaultMaxMemory);
 
 // The schedule of §4.5 for the compiled gaps: beta(N) = 8 ln(M) / gamma(N),
 // which is c * M^a * ln(M) in the model's own schedule form.

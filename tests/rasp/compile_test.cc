@@ -112,3 +112,20 @@ TEST_CASE("a program model refuses a word holding its pad symbol, though the sym
     CHECK(engine.run("ab", {}).output.has_value());
   }
 }
+
+TEST_CASE("a program's weights are checked against max_memory before they are allocated", "[rasp][compile]") {
+  for (const char* name : {"rotate", "square"}) {
+    const rasp::Program p = rasp::load_program(kDir + name + ".srasp");
+    const rasp::CompiledProgram c = rasp::compile_program(p);
+    const std::size_t need = sizeof(double) * model::Transformer::parameter_count(c.model.config);
+    INFO(name << ": " << need << " bytes of weights");
+    CHECK(rasp::compile_program(p, need).model.config.d_model == c.model.config.d_model);  // exactly enough
+    try {
+      rasp::compile_program(p, need - 1);
+      FAIL("one byte below the program's weights compiled");
+    } catch (const LimitError& e) {
+      CHECK(e.limit() == Limit::kMemory);
+      CHECK_THAT(e.what(), Catch::Contains(fmt::format("program {}: the compiled transformer (", p.name)));
+    }
+  }
+}
