@@ -44,8 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The weights within 64 MiB, as --max-memory would bound them: the
     // fuzzer runs in 4 GiB, and mod(111111, 0) (in a counting formula, so no
     // DFA limit stops it first) asks for 92 GiB of position projection. At
-    // 64 MiB (mod(2800, r)) one input takes about 3 s under ASan; at 256 MiB
-    // it took 16 s, near the 30 s timeout.
+    // 64 MiB (mod(2850, r)) one input took 6 s under ASan beside a build;
+    // at 256 MiB (mod(5700, r)) 16 s, near the 30 s timeout.
     compile::CompileOptions options;
     options.max_memory = std::size_t{64} << 20;
     compiled = compile::compile_formula(f, alphabet, options);
