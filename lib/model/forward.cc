@@ -104,9 +104,12 @@ struct Buffers {
   std::vector<double> buf;
   std::vector<T> hidden;  // two positions' FFN form sums (fused path)
   MatT phi, X, delta, H, V_t, out_t;
-  // The position features of a word of n < kPhiCached symbols, kept for the
-  // next word of that length (they depend on n alone): the fast path's.
-  std::vector<MatT> phi_of_length;
+  // The fast path's sums of pos_proj's nonzeros times the position features
+  // (one column per output of pos_proj): of this word, and of a word of
+  // n < kPhiCached symbols kept for the next word of that length (they
+  // depend on n alone).
+  MatT pos_sums;
+  std::vector<MatT> pos_sums_of_length;
   MatD cast_copy, Q, K, V, out;
   MatD q_row;  // a head's only query, when its queries are constant (1 x d_key)
   // A head's Q, K, V and output of a width under kHeadBufferWidths on a word
@@ -344,6 +347,12 @@ struct Prepared {
     // +0 in the dense reference, so skipping them changes no value.
     bool narrow = false;
     std::vector<Eigen::Index> head_cols, touched;
+    // A narrow layer of one head whose output matrix has one nonzero per
+    // column it writes: its output is added to X directly, X += w * out,
+    // with no delta. The same value: delta would hold 0 + w * out, which is
+    // w * out unless that is -0, and the fast path's stream holds no -0 (see
+    // bias_cols), for which x + 0 and x + (-0) are both x.
+    bool direct = false;
     // Head h's query weights are bit for bit head h-1's (compiled layers'
     // heads often share one query): its Q and query classes are reused.
     std::vector<char> q_as_previous;
@@ -359,10 +368,18 @@ struct Prepared {
     bool finish_row(T* x) const {
       const T* b = b2.data();
       for (Eigen::Index c : bias_cols) x[c] += b[c];
-      // x - x is 0 for a finite x and NaN otherwise: one sum, no branch per column.
-      T z = T(0);
-      for (Eigen::Index c : touched) z += x[c] - x[c];
-      return z == T(0);
+      // x - x is 0 for a finite x and NaN otherwise: sums, no branch per
+      // column. Two sums, so that their additions do not wait on one another.
+      T z0 = T(0), z1 = T(0);
+      const Eigen::Index* c = touched.data();
+      const std::size_t n = touched.size();
+      std::size_t k = 0;
+      for (; k + 1 < n; k += 2) {
+        z0 += x[c[k]] - x[c[k]];
+        z1 += x[c[k + 1]] - x[c[k + 1]];
+      }
+      if (k < n) z0 += x[c[k]] - x[c[k]];
+      return z0 + z1 == T(0);
     }
   };
   std::array<int, 256> token_of{};
@@ -415,6 +432,11 @@ struct Prepared {
       for (Eigen::Index c = 0; c < layer.b2.size(); ++c) {
         if (layer.b2(c) != T(0)) any[c] = 1;
       }
+      if (layer.narrow && layer.heads.size() == 1) {
+        std::vector<int> writes(head_col.size(), 0);
+        for (const auto& e : layer.heads[0].o.entries) ++writes[static_cast<std::size_t>(e.out)];
+        layer.direct = std::all_of(writes.begin(), writes.end(), [](int w) { return w <= 1; });
+      }
       for (std::size_t c = 0; c < head_col.size(); ++c) {
         if (head_col[c]) layer.head_cols.push_back(static_cast<Eigen::Index>(c));
         if (any[c]) layer.touched.push_back(static_cast<Eigen::Index>(c));
@@ -451,8 +473,8 @@ struct Prepared {
   }
 
  private:
-  // Words shorter than this keep their position features for the next word
-  // of their length (at most kPhiCached^2 / 2 rows of features per runner).
+  // Words shorter than this keep their position sums (pos_proj's outputs)
+  // for the next word of their length (at most kPhiCached^2 / 2 rows per runner).
   static constexpr std::int64_t kPhiCached = 256;
 
   // The position features of a word of n symbols, one row per position.
@@ -476,35 +498,50 @@ struct Prepared {
     const int width = cfg.position_width();
     MatT& X = ws.X;
     if (width > 0 && !reference && pos_proj.use_sparse && embed_finite) {
-      // Short words' features come from the runner's cache. Each row is its
-      // token's plus, on pos_proj's outputs, their sums: the additions of
-      // pos_proj.apply and the row sum below, in their order, in one pass
-      // over the row. The other columns are 0 + a finite embedding, so only
-      // pos_proj's outputs need the finiteness check.
-      const MatT* phi = &ws.phi;
+      // Each row is its token's plus, on pos_proj's outputs, the sums of
+      // pos_proj's nonzeros times the position features: the additions of
+      // pos_proj.apply and the row sum below, in their order. The sums depend
+      // on n and the position alone, so a word shorter than kPhiCached takes
+      // them from the runner's cache of its length. The other columns are
+      // 0 + a finite embedding, so only pos_proj's outputs need the
+      // finiteness check.
+      const ByOutput& by = pos_by_output;
+      const Eigen::Index outputs = static_cast<Eigen::Index>(by.out.size());
+      MatT* sums = &ws.pos_sums;
       if (n < kPhiCached) {
-        if (ws.phi_of_length.size() <= static_cast<std::size_t>(n)) ws.phi_of_length.resize(static_cast<std::size_t>(n) + 1);
-        MatT& cached = ws.phi_of_length[static_cast<std::size_t>(n)];
-        if (cached.rows() != n_pos) position_rows(cfg, n, width, ws, cached);
-        phi = &cached;
-      } else {
+        if (ws.pos_sums_of_length.size() <= static_cast<std::size_t>(n)) {
+          ws.pos_sums_of_length.resize(static_cast<std::size_t>(n) + 1);
+        }
+        sums = &ws.pos_sums_of_length[static_cast<std::size_t>(n)];
+      }
+      if (n >= kPhiCached || sums->rows() != n_pos) {
         position_rows(cfg, n, width, ws, ws.phi);
+        // Only the resizes can throw (a failed allocation leaves the buffer
+        // empty), so a cache entry of n_pos rows is always filled whole.
+        MatT& fresh = *sums;
+        resize_buffer(fresh, n_pos, outputs);
+        const auto* entry = pos_proj.entries.data();
+        for (std::int64_t j = 0; j < n_pos; ++j) {
+          const T* p = ws.phi.row(j).data();
+          for (Eigen::Index g = 0; g < outputs; ++g) {
+            T acc = T(0);
+            for (std::size_t k = by.start[g]; k < by.start[g + 1]; ++k) acc += entry[k].w * p[entry[k].in];
+            fresh(j, g) = acc;
+          }
+        }
       }
       resize_buffer(X, n_pos, embed.cols());
       const Eigen::Index d = embed.cols();
-      const auto* entry = pos_proj.entries.data();
+      const Eigen::Index* out_col = by.out.data();
       bool finite = true;
       for (std::int64_t j = 0; j < n_pos; ++j) {
         const T* e = embed0.row(ws.tokens[j]).data();
-        const T* p = phi->row(j).data();
+        const T* acc = sums->row(j).data();
         T* x = X.row(j).data();
         std::copy(e, e + d, x);
-        const ByOutput& by = pos_by_output;
-        for (std::size_t g = 0; g < by.out.size(); ++g) {
-          T acc = T(0);
-          for (std::size_t k = by.start[g]; k < by.start[g + 1]; ++k) acc += entry[k].w * p[entry[k].in];
-          const Eigen::Index o = by.out[g];
-          x[o] = acc + e[o];
+        for (Eigen::Index g = 0; g < outputs; ++g) {
+          const Eigen::Index o = out_col[g];
+          x[o] = acc[g] + e[o];
           finite = finite && std::isfinite(x[o]);
         }
       }
@@ -541,9 +578,13 @@ struct Prepared {
     MatT& X = ws.X;
     MatT& delta = ws.delta;
     const std::int64_t n_pos = X.rows();
-    // A narrow layer reads back only its heads' columns of delta (zeroed
-    // here); other columns may hold an earlier layer's values.
-    if (narrow && delta.rows() == n_pos && delta.cols() == cfg.d_model) {
+    // A direct layer adds its head's output to X itself (Layer::direct);
+    // any other narrow layer reads back only its heads' columns of delta
+    // (zeroed here); other columns may hold an earlier layer's values.
+    const bool direct = narrow && layer.direct;
+    if (direct) {
+      // no delta
+    } else if (narrow && delta.rows() == n_pos && delta.cols() == cfg.d_model) {
       for (Eigen::Index c : layer.head_cols) delta.col(c).setZero();
     } else {
       resize_buffer(delta, n_pos, cfg.d_model);
@@ -604,19 +645,22 @@ struct Prepared {
                         same_queries,
                         constant_queries};
       attend(job, ws.scratch, out);
+      MatT& sum = direct ? X : delta;  // the head's only reader of X has run: K, V and Q are made
       if constexpr (std::is_same_v<T, double>) {
-        h.o.add(out, delta, reference);
+        h.o.add(out, sum, reference);
       } else {
         resize_buffer(ws.out_t, out.rows(), out.cols());
         ws.out_t = out.template cast<T>();
-        h.o.add(ws.out_t, delta, reference);
+        h.o.add(ws.out_t, sum, reference);
       }
       if (result.margins) {
         result.margins->merge(hm.stats);
         result.head_margins.push_back(hm);
       }
     }
-    if (narrow) {
+    if (direct) {
+      // added above
+    } else if (narrow) {
       for (Eigen::Index c : layer.head_cols) X.col(c) += delta.col(c);
     } else {
       X += delta;

@@ -174,6 +174,52 @@ TEST_CASE("fast paths: sparse, fused, narrow and scanned runs equal the dense re
   CHECK(c.split_ties * 10 < c.runs);  // rare: most runs have their margins compared
 }
 
+TEST_CASE("fast paths: constant-query heads of 3 key and 1-5 value columns equal the general scan and the reference",
+          "[model][fast]") {
+  // The shapes compiled heads have: one query class, d_head 3, d_value 1 to
+  // 4 (the scan with compile-time widths and its state in locals) and 5 (the
+  // general per-class scan). compare checks the untraced runs, which take
+  // that scan, against the traced ones (the general scan with its margin
+  // bookkeeping) bit for bit, and both against the dense reference.
+  std::mt19937_64 rng = derived_rng(47, "fast-one-class");
+  Comparison c;
+  int value_width = 0;
+  for (int k = 0; k < 40; ++k) {
+    model::ModelConfig config = model::random_model(rng, {"abc", 3, 3, 12}).config;
+    for (model::LayerConfig& lc : config.layers) {
+      for (model::HeadConfig& hc : lc.heads) {
+        hc.d_head = 3;
+        hc.d_value = 1 + value_width++ % 5;
+      }
+    }
+    model::Transformer t = model::Transformer::zeros(config);
+    auto weight = [&] { return -1.0 + 2.0 * static_cast<double>(rng() >> 11) * 0x1.0p-53; };
+    model::for_each_tensor(t, [&](const model::TensorView<double>& v) {
+      for (std::int64_t e = 0; e < v.size(); ++e) v.data[e] = uniform_int(rng, 0, 99) < 80 ? 0.0 : weight();
+    });
+    // Bounded position features only (one, j/(n+1), ...): unbounded ones with
+    // undamped weights would overflow the softmax on long words.
+    Eigen::Index col = 0;
+    for (const model::PositionFeature& f : config.position_features) {
+      using K = model::PositionFeature::Kind;
+      if (f.kind == K::kIndex || f.kind == K::kLength || f.kind == K::kIndexSquared) {
+        t.pos_proj.middleCols(col, f.width()).setZero();
+      }
+      col += f.width();
+    }
+    constant_queries(t);
+    const model::Engine engine(t);
+    for (const std::string& w : test_words("abc", 2, 6, static_cast<std::uint64_t>(k))) {
+      compare(engine, w, model::AttentionMode::kSoftmax, c);
+    }
+  }
+  INFO("worst relative difference " << c.worst << " over " << c.runs << " runs, " << c.split_ties
+                                      << " with a tie split by rounding");
+  CHECK(value_width >= 40);
+  CHECK(c.worst <= 1e-9);
+  CHECK(c.split_ties * 10 < c.runs);
+}
+
 TEST_CASE("fast paths: every catalogue model equals its dense reference", "[model][fast][slow]") {
   const lang::Catalog catalog = lang::Catalog::builtin();
   std::size_t checked = 0;
