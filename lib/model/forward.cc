@@ -350,8 +350,9 @@ struct Prepared {
     // A narrow layer of one head whose output matrix has one nonzero per
     // column it writes: its output is added to X directly, X += w * out,
     // with no delta. The same value: delta would hold 0 + w * out, which is
-    // w * out unless that is -0, and the fast path's stream holds no -0 (see
-    // bias_cols), for which x + 0 and x + (-0) are both x.
+    // w * out unless that is -0, and x + 0 and x + (-0) are both x unless x
+    // is -0. Only where the fast path's stream holds no -0 (see bias_cols
+    // and Prepared::no_negative_zero).
     bool direct = false;
     // Head h's query weights are bit for bit head h-1's (compiled layers'
     // heads often share one query): its Q and query classes are reused.
@@ -398,6 +399,11 @@ struct Prepared {
     pos_proj = Linear<T>(t.pos_proj.cast<T>());
     pos_by_output = ByOutput(pos_proj);
     std::vector<char> constant = constant_columns(t, pos_proj.use_sparse && embed_finite);
+    // The fast path's stream starts with no -0 when its rows are 0 + the
+    // embedding plus sums that start from +0 (embed_word's first two paths),
+    // and x + y is -0 only when both are: it then never holds one. A dense
+    // pos_proj's GEMM plus a table with a -0 could start one.
+    const bool no_negative_zero = t.config.position_width() == 0 || (pos_proj.use_sparse && embed_finite);
     for (const LayerWeights& lw : t.layers) {
       Layer layer;
       for (const HeadWeights& hw : lw.heads) {
@@ -432,7 +438,7 @@ struct Prepared {
       for (Eigen::Index c = 0; c < layer.b2.size(); ++c) {
         if (layer.b2(c) != T(0)) any[c] = 1;
       }
-      if (layer.narrow && layer.heads.size() == 1) {
+      if (no_negative_zero && layer.narrow && layer.heads.size() == 1) {
         std::vector<int> writes(head_col.size(), 0);
         for (const auto& e : layer.heads[0].o.entries) ++writes[static_cast<std::size_t>(e.out)];
         layer.direct = std::all_of(writes.begin(), writes.end(), [](int w) { return w <= 1; });
