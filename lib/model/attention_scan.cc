@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "model/attention.h"
@@ -102,6 +103,38 @@ struct CachedExp {
   }
 };
 
+// One key of the online softmax: key j with score s (logit beta * s, beta
+// being job.beta, passed apart so a scan can keep it in a register) and
+// value row v joins the running maximum m, normalizer l and value sum acc
+// (dv columns). Dv is Eigen::Index for the general scan and
+// std::integral_constant for scan_one_class, whose loops then have known
+// trip counts; both scans run these same operations in this order, so give
+// the same values.
+template <typename Dv>
+inline void softmax_add(const HeadJob& job, double beta, std::int64_t j, double s, const double* v, Dv dv, double& m,
+                        double& l, double* acc, CachedExp& exp) {
+  const double logit = beta * s;
+  if (logit == std::numeric_limits<double>::infinity()) bad_row(job, j, "overflows");
+  if (logit > m) {
+    const double scale = m == kNegInf ? 0.0 : exp(m - logit);
+    l = l * scale + 1.0;
+    for (Eigen::Index c = 0; c < dv; ++c) acc[c] = acc[c] * scale + v[c];
+    m = logit;
+  } else if (logit - m >= -700.0) {  // smaller weights are exactly 0 (as in the blocked softmax)
+    const double p = exp(logit - m);
+    l += p;
+    for (Eigen::Index c = 0; c < dv; ++c) acc[c] += p * v[c];
+  }
+}
+
+// Row i's softmax output o (dv columns) from the state softmax_add built.
+template <typename Dv>
+inline void softmax_emit(const HeadJob& job, std::int64_t i, double m, double l, const double* acc, Dv dv,
+                         double* o) {
+  if (!(l > 0) || !std::isfinite(m)) bad_row(job, i, "has no finite score");
+  for (Eigen::Index c = 0; c < dv; ++c) o[c] = acc[c] / l;
+}
+
 // One query class's running state: the online softmax (m, l, acc) and, for
 // margins and hard attention, the argmax set and its chosen key. Average-hard
 // keeps the set's value sum in acc. acc points at the class's d_value
@@ -140,18 +173,7 @@ struct QueryClassState {
       }
       if (hard) return;
     }
-    const double logit = job.beta * s;
-    if (logit == std::numeric_limits<double>::infinity()) bad_row(job, j, "overflows");
-    if (logit > m) {
-      const double scale = m == kNegInf ? 0.0 : exp(m - logit);
-      l = l * scale + 1.0;
-      for (Eigen::Index c = 0; c < dv; ++c) acc[c] = acc[c] * scale + v[c];
-      m = logit;
-    } else if (logit - m >= -700.0) {  // smaller weights are exactly 0 (as in the blocked softmax)
-      const double p = exp(logit - m);
-      l += p;
-      for (Eigen::Index c = 0; c < dv; ++c) acc[c] += p * v[c];
-    }
+    softmax_add(job, job.beta, j, s, v, dv, m, l, acc, exp);
   }
 
   // Row i's output (a row of this class).
@@ -169,8 +191,7 @@ struct QueryClassState {
       }
       return;
     }
-    if (!(l > 0) || !std::isfinite(m)) bad_row(job, i, "has no finite score");
-    for (Eigen::Index c = 0; c < dv; ++c) o[c] = acc[c] / l;
+    softmax_emit(job, i, m, l, acc, dv, o);
     if (!kPlain && job.stats) job.stats->add_row(top.ties / l, top.gap(), job.beta);
   }
 };
@@ -282,11 +303,11 @@ void scan_query_classes(const HeadJob& job, const RowClasses& queries, ScanBuffe
 // constant row, have 3 key columns and mostly 1 to 4 value columns. The
 // running state (m, l, the value sum, the exp cache) lives in locals rather
 // than in the per-class buffers, and the loops over key and value columns
-// have known trip counts: the same operations in the same order as
-// QueryClassState::add<true> and emit<true>, so the same values, at a
-// quarter fewer instructions per key (ab-star).
+// have known trip counts. Both run softmax_add and softmax_emit, so give
+// the same values, at a quarter fewer instructions per key (ab-star).
 template <int DK, int DV>
 void scan_one_class(const HeadJob& job, const double* q, ExpTable& table, MatD& out) {
+  constexpr std::integral_constant<Eigen::Index, DV> dv;
   double m = kNegInf, l = 0;
   std::array<double, DV> acc{};
   CachedExp exp{&table};
@@ -299,24 +320,9 @@ void scan_one_class(const HeadJob& job, const double* q, ExpTable& table, MatD& 
     double s = 0;
     for (int t = 0; t < DK; ++t) s += q[t] * k[t];
     if (std::isnan(s)) bad_row(job, j, "has a NaN score");
-    const double* v = V + j * DV;
-    const double logit = beta * s;
-    if (logit == std::numeric_limits<double>::infinity()) bad_row(job, j, "overflows");
-    if (logit > m) {
-      const double scale = m == kNegInf ? 0.0 : exp(m - logit);
-      l = l * scale + 1.0;
-      for (int c = 0; c < DV; ++c) acc[c] = acc[c] * scale + v[c];
-      m = logit;
-    } else if (logit - m >= -700.0) {
-      const double p = exp(logit - m);
-      l += p;
-      for (int c = 0; c < DV; ++c) acc[c] += p * v[c];
-    }
+    softmax_add(job, beta, j, s, V + j * DV, dv, m, l, acc.data(), exp);
   };
-  auto emit = [&](std::int64_t i) __attribute__((always_inline)) {
-    if (!(l > 0) || !std::isfinite(m)) bad_row(job, i, "has no finite score");
-    for (int c = 0; c < DV; ++c) o[i * DV + c] = acc[c] / l;
-  };
+  auto emit = [&](std::int64_t i) __attribute__((always_inline)) { softmax_emit(job, i, m, l, acc.data(), dv, o + i * DV); };
   sweep(job.head.mask, job.K.rows(), add, emit);
 }
 
