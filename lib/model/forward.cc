@@ -103,6 +103,7 @@ struct Buffers {
   std::vector<int> tokens;
   std::vector<double> buf;
   std::vector<T> hidden;  // two positions' FFN form sums (fused path)
+  std::vector<std::size_t> active;  // a row's nonzero FFN inputs (fused path)
   MatT phi, X, delta, H, V_t, out_t;
   // The fast path's sums of pos_proj's nonzeros times the position features
   // (one column per output of pos_proj): of this word, and of a word of
@@ -150,7 +151,9 @@ void read_tokens(const std::array<int, 256>& token_of, std::string_view word, st
 // A layer's FFN when fc1 and fc2 are both sparse, run one position at a
 // time: each hidden unit from its nonzeros of fc1 (CSR by distinct row), and only
 // the units ReLU leaves positive scattered through their column of fc2 (CSC
-// by unit). No (n+1) x hidden matrix is zeroed or written. Every residual
+// by unit). A row whose inputs are mostly 0 may sum the forms through its
+// nonzero inputs instead (CSC by input column), with the same values. No
+// (n+1) x hidden matrix is zeroed or written. Every residual
 // value receives the same additions in the same order as Linear's sparse
 // products (for one output, units in increasing order), so the values are
 // those of the unfused sparse path; a unit at exactly 0 adds nothing instead
@@ -165,6 +168,15 @@ struct FusedFfn {
   std::vector<std::size_t> form_start;  // fc1 nonzeros of form f: [form_start[f], form_start[f + 1])
   std::vector<Eigen::Index> in;
   std::vector<T> w_in;
+  // The same nonzeros by input column, for rows whose inputs are mostly 0
+  // (compiled streams are Boolean, and a wide model's FFN reads a row's
+  // nonzero coordinates through 9-20% of its weights): in_cols are the
+  // columns some form reads, increasing; column j's forms and weights are
+  // [in_start[j], in_start[j + 1]).
+  std::vector<Eigen::Index> in_cols;
+  std::vector<std::size_t> in_start, in_form;
+  std::vector<T> in_w;
+  bool by_input = false;  // rows may take the columns' path (forms_by_input)
   std::vector<std::size_t> unit_form;  // the form of unit u
   std::vector<std::size_t> col_start;  // fc2 nonzeros of unit u: [col_start[u], col_start[u + 1])
   std::vector<Eigen::Index> out;
@@ -190,6 +202,37 @@ struct FusedFfn {
       }
       unit_form.push_back(it->second);
     }
+    std::vector<std::size_t> per_col(static_cast<std::size_t>(fc1.dense.cols()) + 1, 0);
+    for (const Eigen::Index c : in) ++per_col[static_cast<std::size_t>(c) + 1];
+    in_start.push_back(0);
+    for (std::size_t c = 0; c + 1 < per_col.size(); ++c) {
+      if (per_col[c + 1] == 0) continue;
+      in_cols.push_back(static_cast<Eigen::Index>(c));
+      in_start.push_back(in_start.back() + per_col[c + 1]);
+    }
+    {
+      std::vector<std::size_t> at(per_col.size(), 0);  // column c's next slot
+      for (std::size_t j = 0; j < in_cols.size(); ++j) at[static_cast<std::size_t>(in_cols[j])] = in_start[j];
+      in_form.resize(in.size());
+      in_w.resize(in.size());
+      for (std::size_t f = 0; f + 1 < form_start.size(); ++f) {
+        for (std::size_t k = form_start[f]; k < form_start[f + 1]; ++k) {
+          const std::size_t slot = at[static_cast<std::size_t>(in[k])]++;
+          in_form[slot] = f;
+          in_w[slot] = w_in[k];
+        }
+      }
+    }
+    // Skipping a zero input drops a term w * 0, which is +-0 only when w is
+    // finite (a weight cast to float may not be). The path pays a pass over
+    // in_cols per row, a test per column, which costs about what the
+    // two-row gather pays for several nonzeros: only layers with at least 64
+    // nonzeros and 8 per column read take it. With 4 per column, the
+    // MLRegTest models 16.04.TLTT.6.2.6, 16.16.LTT.4.2.4 and 64.64.SF.0.0.3
+    // ran 9-11% slower than by form alone; with 8 they run as before and
+    // 16.16.SF.0.0.9 (408 forms on 50 columns) 1.38x faster.
+    by_input = in.size() >= 64 && in_cols.size() * 8 <= in.size() &&
+               std::all_of(w_in.begin(), w_in.end(), [](T w) { return std::isfinite(w); });
     col_start.assign(hidden + 1, 0);
     for (const auto& e : fc2.entries) ++col_start[static_cast<std::size_t>(e.in) + 1];
     for (std::size_t u = 0; u < hidden; ++u) col_start[u + 1] += col_start[u];
@@ -203,6 +246,52 @@ struct FusedFfn {
     }
   }
 
+  // The forms' sums on row x into fv by input column, if x's nonzero inputs
+  // reach few enough of the forms' nonzeros (twice them plus the forms at
+  // most all nonzeros); else false (fv untouched).
+  // active: scratch. Each form's sum gets its nonzero terms in the same
+  // order as the gather in apply (inputs increasing) and skips only terms
+  // w * 0 with w finite, which are +-0: a sum that starts from +0 is never
+  // -0 (x + y is -0 only when both are), and adding +-0 to a value that is
+  // not -0 leaves it unchanged. So every sum is bit for bit the gather's.
+  bool forms_by_input(const T* x, T* fv, std::vector<std::size_t>& active) const {
+    const std::size_t cols = in_cols.size();
+    if (active.size() < cols) active.resize(cols);
+    std::size_t* act = active.data();
+    const std::size_t* start = in_start.data();
+    const Eigen::Index* col = in_cols.data();
+    std::size_t n = 0, reached = 0;
+    for (std::size_t j = 0; j < cols; ++j) {  // no branch per column: a row's zeros follow no pattern
+      const std::size_t on = x[col[j]] != T(0);
+      act[n] = j;
+      n += on;
+      reached += (start[j + 1] - start[j]) & (0 - on);
+    }
+    const std::size_t forms = form_start.size() - 1;
+    if (2 * reached + forms > in.size()) return false;
+    std::fill(fv, fv + forms, T(0));
+    const std::size_t* form = in_form.data();
+    const T* w = in_w.data();
+    for (std::size_t a = 0; a < n; ++a) {
+      const std::size_t j = act[a];
+      const T xj = x[col[j]];
+      for (std::size_t k = start[j]; k < start[j + 1]; ++k) fv[form[k]] += w[k] * xj;
+    }
+    return true;
+  }
+
+  // The forms' sums on row x into fv, by form (CSR).
+  void forms_by_form(const T* x, T* fv) const {
+    const std::size_t* start = form_start.data();
+    const Eigen::Index* from = in.data();
+    const T* win = w_in.data();
+    for (std::size_t f = 0; f + 1 < form_start.size(); ++f) {
+      T acc = T(0);
+      for (std::size_t k = start[f]; k < start[f + 1]; ++k) acc += win[k] * x[from[k]];
+      fv[f] = acc;
+    }
+  }
+
   // X += fc2 ReLU(fc1 X + b1), row by row, then finish(row) on each row
   // while it is at hand; false if a unit is NaN or finish returns false (X
   // is then left part-way: the caller throws).
@@ -211,8 +300,16 @@ struct FusedFfn {
   // Rows go two at a time: a form's sum and an output's additions are chains
   // of dependent additions, and the other row's chain runs beside each. Each
   // row gets the same additions in the same order as alone.
+  // active: scratch for forms_by_input.
   template <typename MatT, typename Finish>
-  bool apply(MatT& X, std::vector<T>& h, Finish&& finish) const {
+  bool apply(MatT& X, std::vector<T>& h, std::vector<std::size_t>& active, Finish&& finish) const {
+    // Two instances, so that a layer without the columns' path runs the
+    // gather alone, with no test per row (ab-star ran 7% slower with one).
+    return by_input ? apply_rows<true>(X, h, active, finish) : apply_rows<false>(X, h, active, finish);
+  }
+
+  template <bool kByInput, typename MatT, typename Finish>
+  bool apply_rows(MatT& X, std::vector<T>& h, std::vector<std::size_t>& active, Finish& finish) const {
     const std::size_t hidden = unit_form.size();
     const std::size_t forms = form_start.size() - 1;
     h.resize(2 * forms);
@@ -230,14 +327,22 @@ struct FusedFfn {
     for (; i + 1 < X.rows(); i += 2) {
       T* x0 = X.row(i).data();
       T* x1 = X.row(i + 1).data();
-      for (std::size_t f = 0; f < forms; ++f) {
-        T acc0 = T(0), acc1 = T(0);
-        for (std::size_t k = start[f]; k < start[f + 1]; ++k) {
-          acc0 += win[k] * x0[from[k]];
-          acc1 += win[k] * x1[from[k]];
+      const bool sparse0 = kByInput && forms_by_input(x0, fv0, active);
+      const bool sparse1 = kByInput && forms_by_input(x1, fv1, active);
+      if (sparse0 && !sparse1) {
+        forms_by_form(x1, fv1);
+      } else if (sparse1 && !sparse0) {
+        forms_by_form(x0, fv0);
+      } else if (!sparse0) {
+        for (std::size_t f = 0; f < forms; ++f) {
+          T acc0 = T(0), acc1 = T(0);
+          for (std::size_t k = start[f]; k < start[f + 1]; ++k) {
+            acc0 += win[k] * x0[from[k]];
+            acc1 += win[k] * x1[from[k]];
+          }
+          fv0[f] = acc0;
+          fv1[f] = acc1;
         }
-        fv0[f] = acc0;
-        fv1[f] = acc1;
       }
       bool nan = false;  // | rather than ||: no branch per unit
       for (std::size_t u = 0; u < hidden; ++u) {
@@ -259,11 +364,7 @@ struct FusedFfn {
     }
     if (i < X.rows()) {
       T* x = X.row(i).data();
-      for (std::size_t f = 0; f < forms; ++f) {
-        T acc = T(0);
-        for (std::size_t k = start[f]; k < start[f + 1]; ++k) acc += win[k] * x[from[k]];
-        fv0[f] = acc;
-      }
+      if (!(kByInput && forms_by_input(x, fv0, active))) forms_by_form(x, fv0);
       bool nan = false;
       for (std::size_t u = 0; u < hidden; ++u) {
         const T v = fv0[form[u]] + bias[u];
@@ -681,8 +782,8 @@ struct Prepared {
     const bool narrow = layer.narrow && !reference;
     if (layer.fc1.rows() > 0 && layer.fused && !reference) {
       // A narrow layer's bias and check on each row as the FFN leaves it.
-      finite = narrow ? layer.fused->apply(X, ws.hidden, [&](T* x) { return layer.finish_row(x); })
-                      : layer.fused->apply(X, ws.hidden, [](T*) { return true; });
+      finite = narrow ? layer.fused->apply(X, ws.hidden, ws.active, [&](T* x) { return layer.finish_row(x); })
+                      : layer.fused->apply(X, ws.hidden, ws.active, [](T*) { return true; });
       if (narrow) {
         if (!finite) throw_overflow(li);
         return;

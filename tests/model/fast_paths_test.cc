@@ -220,6 +220,69 @@ TEST_CASE("fast paths: constant-query heads of 3 key and 1-5 value columns equal
   CHECK(c.split_ties * 10 < c.runs);
 }
 
+TEST_CASE("fast paths: wide FFNs on mostly-zero streams, summed through their nonzero inputs, equal the reference",
+          "[model][fast]") {
+  // The shape of a wide compiled FFN: many hidden units, each reading a few
+  // of the residual columns, on a stream that is mostly 0. Such a layer (at
+  // least 8 nonzeros per column it reads) sums a row's forms through its
+  // nonzero inputs alone when they reach few enough of its nonzeros, and by
+  // form otherwise: both kinds of row occur here (the density of 1s varies
+  // by model), and both must equal the dense reference. The heads score
+  // with 0/1 weights on columns 0-7, which hold 0/1 embeddings and which no
+  // layer writes: their scores are small integers in any summation order,
+  // so the margins compare exactly.
+  std::mt19937_64 rng = derived_rng(53, "fast-by-input");
+  auto weight = [&] { return -1.0 + 2.0 * static_cast<double>(rng() >> 11) * 0x1.0p-53; };
+  constexpr Eigen::Index kScored = 8;
+  Comparison c;
+  for (int k = 0; k < 24; ++k) {
+    model::ModelConfig config = model::random_model(rng, {"abc", 3, 2, 16}).config;
+    config.d_model = 48;  // fc1 at most a quarter dense: the fused FFN
+    for (int i = static_cast<int>(config.residual_labels.size()); i < config.d_model; ++i) {
+      config.residual_labels.push_back("r" + std::to_string(i));
+    }
+    config.readout.coordinate = 40;
+    for (model::LayerConfig& lc : config.layers) lc.ffn_hidden = 48 + 16 * (k % 4);
+    model::Transformer t = model::Transformer::zeros(config);
+    model::for_each_tensor(t, [&](const model::TensorView<double>& v) {
+      for (std::int64_t e = 0; e < v.size(); ++e) v.data[e] = uniform_int(rng, 0, 99) < 85 ? 0.0 : weight();
+    });
+    const std::uint64_t ones = static_cast<std::uint64_t>(10 + 10 * (k % 5));  // percent of 1s in the embedding
+    for (Eigen::Index i = 0; i < t.embed.size(); ++i) t.embed.data()[i] = uniform_int(rng, 0, 99) < ones ? 1.0 : 0.0;
+    t.pos_proj.setZero();
+    const Eigen::Index d = config.d_model;
+    for (model::LayerWeights& lw : t.layers) {
+      for (model::HeadWeights& hw : lw.heads) {
+        for (model::Matrix* m : {&hw.q, &hw.k}) {
+          m->rightCols(d - kScored).setZero();
+          *m = (m->array() != 0.0).cast<double>().matrix();
+        }
+        hw.o.topRows(kScored).setZero();
+      }
+      lw.fc2.topRows(kScored).setZero();
+      lw.b2.head(kScored).setZero();
+      // Each unit reads 3 to 6 of 12 columns: about 4.5 * hidden / 12
+      // nonzeros per column read.
+      lw.fc1.setZero();
+      for (Eigen::Index u = 0; u < lw.fc1.rows(); ++u) {
+        const std::uint64_t reads = uniform_int(rng, 3, 6);
+        for (std::uint64_t r = 0; r < reads; ++r) {
+          lw.fc1(u, static_cast<Eigen::Index>(uniform_int(rng, 0, 11) * static_cast<std::uint64_t>(d) / 12)) = weight();
+        }
+      }
+    }
+    const model::Engine engine(t);
+    for (const std::string& w : test_words("abc", 2, 6, static_cast<std::uint64_t>(k))) {
+      compare(engine, w, model::AttentionMode::kSoftmax, c);
+      compare(engine, w, model::AttentionMode::kHard, c);
+    }
+  }
+  INFO("worst relative difference " << c.worst << " over " << c.runs << " runs, " << c.split_ties
+                                      << " with tied scores");
+  CHECK(c.worst <= 1e-9);
+  CHECK(c.split_ties * 2 < c.runs);  // most runs have their margins compared
+}
+
 TEST_CASE("fast paths: every catalogue model equals its dense reference", "[model][fast][slow]") {
   const lang::Catalog catalog = lang::Catalog::builtin();
   std::size_t checked = 0;
