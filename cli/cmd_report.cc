@@ -83,6 +83,7 @@ void setup_report(CLI::App& app, Runner& runner) {
       }
       report::ProgramReportOptions program_options;
       program_options.check.max_memory = ctx.max_memory;
+      program_options.check.threads = default_threads();  // the page does not depend on it
       if (!args->program_lengths.empty()) program_options.lengths = words::parse_length_list(args->program_lengths);
       for (const std::string& path : args->programs) {
         pages.push_back(report::program_page(path, program_options));

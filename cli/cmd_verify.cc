@@ -122,6 +122,7 @@ int verify_program(Context& ctx, const Args& args, std::optional<std::size_t> ma
   if (has_samples) options.samples = args.options.samples;
   options.seed = args.options.seed;
   options.max_memory = ctx.max_memory;
+  options.threads = args.threads > 0 ? args.threads : default_threads();
   std::string oracle = args.oracle;
   if (oracle.empty()) {  // the example's own oracle, by file stem, if it has one
     const std::string stem = std::filesystem::path(args.program).stem().string();
@@ -190,7 +191,7 @@ void setup_verify(CLI::App& app, Runner& runner) {
   auto* mode = add_enum_option(sub, "--mode", args->mode, kModeNames, "softmax, or hard (--program checks both)");
   auto* precision = add_enum_option(sub, "--precision", args->precision, kPrecisionNames, "double or float");
   args->json.add_to(sub);
-  auto* threads = sub->add_option("--threads", args->threads, "words tested in parallel (default: the cores available); the report "
+  sub->add_option("--threads", args->threads, "words tested in parallel (default: the cores available); the report "
                                               "does not depend on it")
       ->check(CLI::Range(1, 1024));
   sub->add_option("--shard", args->shard, "K/N: test only this shard's part of every row (combine with `softhat merge`)");
@@ -212,7 +213,7 @@ void setup_verify(CLI::App& app, Runner& runner) {
       "--float32", args->float32,
       "with --mlregtest-splits: per language check the float32 claim as compile --float32 does, then run the splits "
       "in float32 where it holds (double where not); rows record the check");
-  sub->callback([&runner, args, max_len, samples, mode, precision, threads, float32] {
+  sub->callback([&runner, args, max_len, samples, mode, precision, float32] {
     if (float32->count()) {
       if (args->scale.empty()) {
         throw CLI::ValidationError("--float32", "only with --mlregtest-splits (compile --float32 records the claim in a "
@@ -232,8 +233,8 @@ void setup_verify(CLI::App& app, Runner& runner) {
     }
     if (!args->out.empty()) throw CLI::ValidationError("--out", "only with --mlregtest-splits");
     if (!args->program.empty()) {
-      // The program's check is its own: both modes, double precision, the compiler's beta(N), one thread.
-      for (const CLI::Option* o : {mode, precision, threads}) {
+      // The program's check is its own: both modes, double precision, the compiler's beta(N).
+      for (const CLI::Option* o : {mode, precision}) {
         if (o->count()) throw CLI::ValidationError(o->get_name(), "not with --program");
       }
       if (!args->compile.beta.empty()) throw CLI::ValidationError("--beta", "not with --program (the compiler sets beta)");

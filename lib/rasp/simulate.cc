@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <random>
 #include <stdexcept>
 
@@ -13,6 +15,7 @@
 #include "simulate/simulate.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "util/parallel.h"
 #include "util/symbols.h"
 #include "words/words.h"
 
@@ -336,6 +339,29 @@ bool ProgramCheck::ok() const {
   return true;
 }
 
+namespace {
+
+// Adds part's counts to row (the same set's words, checked apart).
+void merge_row(ProgramCheckRow& row, const ProgramCheckRow& part) {
+  if (part.words == 0) return;
+  row.beta_min = row.words == 0 ? part.beta_min : std::min(row.beta_min, part.beta_min);
+  row.beta_max = row.words == 0 ? part.beta_max : std::max(row.beta_max, part.beta_max);
+  row.max_padded = std::max(row.max_padded, part.max_padded);
+  row.words += part.words;
+  row.refused += part.refused;
+  row.oracle_agree += part.oracle_agree;
+  row.ahat_agree += part.ahat_agree;
+  row.softmax_agree += part.softmax_agree;
+  row.gap_short += part.gap_short;
+  row.min_gap_ratio = std::min(row.min_gap_ratio, part.min_gap_ratio);
+  if (part.first_failure && (!row.first_failure || shorter(*part.first_failure, *row.first_failure))) {
+    row.first_failure = part.first_failure;
+    row.failure = part.failure;
+  }
+}
+
+}  // namespace
+
 ProgramCheck verify_program(const Program& program, const CompiledProgram& compiled, const std::string& oracle_name,
                             const ProgramCheckOptions& options) {
   const ProgramOracle* oracle = nullptr;
@@ -354,13 +380,28 @@ ProgramCheck verify_program(const Program& program, const CompiledProgram& compi
   fill_shape(check, cfg, cfg.beta);
   ProgramSimOptions sim_options;
   sim_options.max_memory = options.max_memory;
-  Simulator simulator(program, compiled, sim_options);
+  const int threads = std::max(1, options.threads);
+  std::vector<std::unique_ptr<Simulator>> simulators;  // one per thread: a runner's buffers are its own
+  for (int t = 0; t < threads; ++t) simulators.push_back(std::make_unique<Simulator>(program, compiled, sim_options));
+  // Words 0..count-1 of a set into row: contiguous blocks, one per thread,
+  // each counted in its own row, then merged. Every count is a sum, the
+  // ratio a minimum, the betas a min and max and the first failure the
+  // shortlex-least failing word, so the row is the same for any thread count.
+  auto check_set = [&](std::uint64_t count, const std::function<std::string(std::uint64_t)>& word,
+                       ProgramCheckRow& row) {
+    std::vector<ProgramCheckRow> parts(static_cast<std::size_t>(threads));
+    parallel_blocks(0, count, threads, [&](int t, std::uint64_t a, std::uint64_t b) {
+      const std::size_t ti = static_cast<std::size_t>(t);
+      for (std::uint64_t k = a; k < b; ++k) simulators[ti]->check(word(k), oracle, parts[ti]);
+    });
+    for (const ProgramCheckRow& part : parts) merge_row(row, part);
+  };
   const std::size_t max_len = options.max_len.value_or(program.alphabet.size() <= 4 ? 6 : 5);
   for (std::size_t n = 0; n <= max_len; ++n) {
     ProgramCheckRow row;
     row.set = fmt::format("all words of length {}", n);
     const words::WordSource set = words::WordSource::of_length(program.alphabet, n);
-    for (std::uint64_t k = 0; k < set.count; ++k) simulator.check(set.at(k), oracle, row);
+    check_set(set.count, [&set](std::uint64_t k) { return set.at(k); }, row);
     check.rows.push_back(std::move(row));
     if (options.progress) options.progress->advance();
   }
@@ -373,11 +414,15 @@ ProgramCheck verify_program(const Program& program, const CompiledProgram& compi
     const auto [lo, hi] = std::minmax_element(lengths.begin(), lengths.end());
     row.set = fmt::format("{} random words of lengths {}{}", options.samples, *lo,
                           *lo == *hi ? "" : (lengths.size() == *hi - *lo + 1 ? "-" : "..") + std::to_string(*hi));
+    // Drawn in order from one generator, before any is checked: the words
+    // do not depend on the thread count.
     std::mt19937_64 rng(options.seed);
+    std::vector<std::string> words;
     for (std::size_t k = 0; k < options.samples; ++k) {
       const std::size_t n = lengths[static_cast<std::size_t>(rng() % lengths.size())];
-      simulator.check(words::random_word(rng, program.alphabet, n, k), oracle, row);
+      words.push_back(words::random_word(rng, program.alphabet, n, k));
     }
+    check_set(words.size(), [&words](std::uint64_t k) { return words[k]; }, row);
     check.rows.push_back(std::move(row));
     if (options.progress) options.progress->advance();
   }

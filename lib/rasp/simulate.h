@@ -89,6 +89,7 @@ struct ProgramCheckOptions {
   std::size_t samples = 200;  // random words
   std::uint64_t seed = 0;
   std::size_t max_memory = 0;
+  int threads = 1;  // words checked in parallel; the check does not depend on it
   util::Progress* progress = nullptr;  // told of every word set done
 };
 

@@ -81,6 +81,31 @@ TEST_CASE("simulate --program: a fixed beta loses agreement as N grows", "[rasp]
   CHECK_FALSE(sim.ok());
 }
 
+TEST_CASE("verify --program: the check is the same for any thread count, failures included", "[rasp][simulate]") {
+  // Words in contiguous blocks, one per thread, each counted apart and
+  // merged: the rows (counts, betas, gap ratios and the shortlex-least
+  // failing word) must not depend on the split. With another program's
+  // oracle every set of length >= 1 fails, so the first failure is merged too.
+  for (const char* oracle : {"khop", "reverse"}) {
+    const rasp::Program khop = rasp::load_program(kDir + "khop.srasp");
+    const rasp::CompiledProgram compiled = rasp::compile_program(khop);
+    rasp::ProgramCheckOptions o;
+    o.max_len = 3;
+    o.samples = 13;
+    o.random_lengths = {5, 9, 14};
+    o.threads = 1;
+    const nlohmann::ordered_json one = rasp::program_check_json(rasp::verify_program(khop, compiled, oracle, o));
+    for (const int threads : {2, 3, 7, 40}) {
+      o.threads = threads;
+      const rasp::ProgramCheck check = rasp::verify_program(khop, compiled, oracle, o);
+      INFO(oracle << ", " << threads << " threads");
+      CHECK(rasp::program_check_json(check) == one);
+    }
+    CHECK(one["ok"] == (std::string(oracle) == "khop"));
+    if (std::string(oracle) == "reverse") CHECK(one["rows"][3]["first_failure"] != nullptr);
+  }
+}
+
 TEST_CASE("verify --program: each compiled example agrees with its oracle four ways, and a wrong oracle is caught", "[rasp][simulate]") {
   for (const char* name : {"rotate", "firsthalf", "reverse", "mapreverse", "mapdup", "compact", "sortbin", "square",
                            "msquare", "khop", "dyck2"}) {
