@@ -88,6 +88,15 @@ std::vector<std::string> test_words(const std::string& alphabet, std::size_t max
   return out;
 }
 
+// Every test word (see test_words) in softmax and in hard attention.
+void compare_both_modes(const model::Engine& engine, const std::string& alphabet, std::size_t max_len, int random,
+                        std::uint64_t seed, Comparison& c) {
+  for (const std::string& w : test_words(alphabet, max_len, random, seed)) {
+    compare(engine, w, model::AttentionMode::kSoftmax, c);
+    compare(engine, w, model::AttentionMode::kHard, c);
+  }
+}
+
 // False if the language has no transformer (not star-free).
 bool check_language(const lang::Language& language, std::size_t max_len, int random) {
   std::optional<model::Engine> engine;
@@ -97,10 +106,7 @@ bool check_language(const lang::Language& language, std::size_t max_len, int ran
     return false;
   }
   Comparison c;
-  for (const std::string& w : test_words(language.alphabet(), max_len, random, 41)) {
-    compare(*engine, w, model::AttentionMode::kSoftmax, c);
-    compare(*engine, w, model::AttentionMode::kHard, c);
-  }
+  compare_both_modes(*engine, language.alphabet(), max_len, random, 41, c);
   INFO(language.name() << ": worst relative difference " << c.worst << " over " << c.runs << " runs");
   CHECK(c.worst <= 1e-9);
   CHECK(c.split_ties == 0);
@@ -163,10 +169,7 @@ TEST_CASE("fast paths: sparse, fused, narrow and scanned runs equal the dense re
     }
     if (k % 4 == 0) constant_queries(t);
     const model::Engine engine(t);
-    for (const std::string& w : test_words("abc", 2, 6, static_cast<std::uint64_t>(k))) {
-      compare(engine, w, model::AttentionMode::kSoftmax, c);
-      compare(engine, w, model::AttentionMode::kHard, c);
-    }
+    compare_both_modes(engine, "abc", 2, 6, static_cast<std::uint64_t>(k), c);
   }
   INFO("worst relative difference " << c.worst << " over " << c.runs << " runs, " << c.split_ties
                                       << " with a tie split by rounding");
@@ -272,10 +275,7 @@ TEST_CASE("fast paths: wide FFNs on mostly-zero streams, summed through their no
       }
     }
     const model::Engine engine(t);
-    for (const std::string& w : test_words("abc", 2, 6, static_cast<std::uint64_t>(k))) {
-      compare(engine, w, model::AttentionMode::kSoftmax, c);
-      compare(engine, w, model::AttentionMode::kHard, c);
-    }
+    compare_both_modes(engine, "abc", 2, 6, static_cast<std::uint64_t>(k), c);
   }
   INFO("worst relative difference " << c.worst << " over " << c.runs << " runs, " << c.split_ties
                                       << " with tied scores");
