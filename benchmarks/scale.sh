@@ -4,12 +4,14 @@
 #       sample automata (smallest to largest model): the table-driven DFA,
 #       the engine on 1 and 2 threads (words of lengths 20-50, best of three
 #       passes after a warm-up, each pass repeating the words for about a
-#       quarter of a second), one word of n = 10^4 and 10^6; nonzero weights;
+#       quarter of a second), one word of n = 10^4 (best of three runs after a
+#       warm-up run) and 10^6 (one run); nonzero weights;
 #   (2) GNU grep's DFA matcher (grep -E -x -c with the language's regex) on
 #       the same words (repeated to 5 million symbols), best of three
 #       (catalogue languages: they have regexes);
 #   (3) the numpy reference and PyTorch (batches of 64 words of one length,
-#       2 threads) on the same weights (benchmarks/python_scale.py);
+#       2 threads) on the same weights (benchmarks/python_scale.py), against
+#       the engine on 1 thread and on 2 (the same cores as PyTorch's);
 #   (4) verify --att (the whole sample) --mlregtest-splits small, 2 threads:
 #       compile, generate and evaluate every automaton, and the projected time
 #       for MLRegTest's 1,410 star-free automata.
@@ -81,8 +83,8 @@ def m(x):
     return f"{x / 1e6:.3g}M" if x >= 1e5 else f"{x / 1e3:.3g}k" if x >= 100 else f"{x:.3g}"
 print("| model | kind | DFA states | layers | heads | width | nonzero weights | DFA sym/s | grep sym/s | "
       "engine 1 thr | engine 2 thr | DFA / engine | grep / engine | n=10^4 | n=10^6 | numpy | PyTorch | "
-      "engine / PyTorch |")
-print("|" + "---|" * 18)
+      "engine 1 thr / PyTorch | engine 2 thr / PyTorch |")
+print("|" + "---|" * 19)
 for name, e in engine.items():
     g, p = grep.get(name), python.get(name, {})
     e2 = e["engine_2threads_symbols_per_second"]
@@ -94,7 +96,8 @@ for name, e in engine.items():
           f"{(str(round(g['grep_symbols_per_second'] / e2, 1)) + 'x') if g else '-'} | "
           f"{m(e['n1e4_symbols_per_second'])} | {m(e['n1e6_symbols_per_second'])}{'' if e['n1e6_measured'] else ' (projected)'} | "
           f"{m(p['numpy_symbols_per_second']) if p.get('numpy_symbols_per_second') else '-'} | "
-          f"{m(torch) if torch else '-'} | {(str(round(e['engine_symbols_per_second'] / torch, 1)) + 'x') if torch else '-'} |")
+          f"{m(torch) if torch else '-'} | {(str(round(e['engine_symbols_per_second'] / torch, 1)) + 'x') if torch else '-'} | "
+          f"{(str(round(e2 / torch, 1)) + 'x') if torch else '-'} |")
 per = float(verify_seconds) / max(1, len(scale))
 print()
 print(f"verify --att (sample, {len(scale)} files) --mlregtest-splits small --threads 2: {float(verify_seconds):.1f} s; "
