@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <ostream>
+#include <vector>
 
 #include "cli/command.h"
 #include "io/model_file.h"
@@ -46,6 +47,10 @@ void add_stream_options(CLI::App* app, StreamArgs& args, const std::string& colu
   app->add_flag("--compare-labels", args.compare_labels,
                 "input lines word<TAB>label (a corpus): a final agreement summary on stderr, exit 1 if any label "
                 "differs");
+  app->add_option("--threads", args.threads,
+                  "words classified in parallel (default: the cores available); the output is the same for any "
+                  "count")
+      ->check(CLI::Range(1, 1024));
 }
 
 std::string limit_advice(Limit limit) {
@@ -71,7 +76,10 @@ io::StreamOptions stream_options(const Context& ctx, std::string_view alphabet, 
 
 int stream_model(Context& ctx, const model::Engine& engine, const StreamArgs& stream, model::RunOptions options,
                  const std::string& what) {
-  model::Runner words(engine);
+  const int threads = stream.threads > 0 ? stream.threads : default_threads();
+  std::vector<model::Runner> runners;  // one per thread: each keeps its own buffers
+  runners.reserve(static_cast<std::size_t>(threads));
+  for (int t = 0; t < threads; ++t) runners.emplace_back(engine);
   options.trace = stream.format == io::WordFormat::kJsonl;
   options.keep_state = stream.emit_state;
   options.max_memory = ctx.max_memory;
@@ -79,7 +87,10 @@ int stream_model(Context& ctx, const model::Engine& engine, const StreamArgs& st
   io::StreamOptions s = stream_options(ctx, config.alphabet, stream, config.transducer.has_value());
   const std::unique_ptr<util::Progress> progress = ctx.progress(what, "lines");
   s.progress = progress.get();
-  const auto summary = io::classify_stream(ctx.in, ctx.out, s, [&](std::string_view w) { return words.run(w, options); });
+  s.threads = threads;
+  const auto summary = io::classify_stream(ctx.in, ctx.out, s, [&](int t, std::string_view w) {
+    return runners[static_cast<std::size_t>(t)].run(w, options);
+  });
   progress->finish();
   return finish_stream(ctx, summary, stream.compare_labels);
 }

@@ -151,6 +151,7 @@ struct StreamArgs {
   bool header = false;
   bool compare_labels = false;
   bool emit_state = false;
+  int threads = 0;  // --threads; 0: the cores available
 };
 // `columns`: what --format's help says the TSV columns are, e.g. "word, TRUE/FALSE".
 void add_stream_options(CLI::App* app, StreamArgs& args, const std::string& columns);

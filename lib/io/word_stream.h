@@ -72,6 +72,11 @@ struct StreamOptions {
   // "word\toutput"); empty: none.
   std::string header;
   util::Progress* progress = nullptr;  // told of every line
+  // The words of a batch run on this many threads, in contiguous runs of
+  // the batch's length order with about equal symbols each; thread t calls
+  // classify(t, word). The records are written in the order of the lines,
+  // so the output is the same for any count.
+  int threads = 1;
 };
 
 // A first line that names columns (word<TAB>label, accepted or output) is a
@@ -86,6 +91,9 @@ bool is_header_line(std::string_view line);
 // symbols, a line longer than max_length symbols, or classify throwing
 // std::invalid_argument or std::runtime_error) become error records; a
 // too-long line is echoed as its first 32 bytes and "...".
+StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamOptions& options,
+                              const std::function<model::RunResult(int thread, std::string_view)>& classify);
+// The same on one thread (options.threads is ignored).
 StreamSummary classify_stream(std::istream& in, std::ostream& out, const StreamOptions& options,
                               const std::function<model::RunResult(std::string_view)>& classify);
 

@@ -118,3 +118,34 @@ TEST_CASE("run: --beta overrides the model's schedule as classify's does", "[cli
   CHECK(bad.err.find("--beta '3*(n+': expected a number at 2") != std::string::npos);
   std::filesystem::remove(path);
 }
+
+TEST_CASE("run: --threads splits the batches and changes no byte of the output", "[cli][run]") {
+  TempModel m;
+  // About 40,000 symbols: batches big enough to be split, with bad lines,
+  // labels (some wrong) and a header.
+  std::mt19937_64 rng = derived_rng(4, "cli-run-threads");
+  std::string input = "word\tlabel\n";
+  for (int i = 0; i < 1500; ++i) {
+    std::string w;
+    for (std::uint64_t k = uniform_int(rng, 0, 50); k > 0; --k) w += "ab"[rng() & 1];
+    if (i % 97 == 0) w += "c";
+    if (i % 5 == 0) w += (rng() & 1) ? "\tTRUE" : "\tFALSE";
+    input += w + "\n";
+  }
+  for (const std::vector<std::string> extra :
+       {std::vector<std::string>{}, std::vector<std::string>{"--format", "jsonl", "--emit-state"},
+        std::vector<std::string>{"--compare-labels"}}) {
+    std::vector<std::string> args = {"run", "--model", m.path.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<std::string> one_args = args, many_args = args;
+    one_args.insert(one_args.end(), {"--threads", "1"});
+    many_args.insert(many_args.end(), {"--threads", "3"});
+    const Result one = run(one_args, input), many = run(many_args, input);
+    CHECK(one.status == 2);  // the bad lines
+    CHECK(many.status == one.status);
+    CHECK(many.out == one.out);
+    CHECK(many.err == one.err);
+    CHECK(lines(one.out).size() == 1500);
+  }
+  CHECK(run({"run", "--model", m.path.string(), "--threads", "0"}, "ab\n").status == 2);
+}

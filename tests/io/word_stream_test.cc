@@ -4,6 +4,8 @@
 // line before it reads the next.
 #include <catch2/catch.hpp>
 #include <functional>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <streambuf>
@@ -190,4 +192,70 @@ TEST_CASE("classify_stream: a failure that is no word's error keeps the records 
                   std::logic_error);
   CHECK(calls == std::vector<std::string>{"b", "ab", "bbb"});
   CHECK(out.str() == record("ab") + record("b"));
+}
+
+TEST_CASE("classify_stream: on any number of threads, the same records and summary", "[io][stream]") {
+  std::mt19937_64 rng = derived_rng(14, "stream-threads");
+  const model::Engine engine(model::random_model(rng, {"ab", 2, 2, 6}));
+  // Two batches and a bit: words of lengths 0-80 (the long ones weigh on
+  // the split by symbols), bad symbols and bytes, labels, lines over the
+  // limit, and per-word errors thrown by the callback.
+  const std::size_t count = model::kBatchWords + 3000;
+  std::string input;
+  std::uniform_int_distribution<int> len(0, 80), kind(0, 19);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string w;
+    const int n = len(rng);
+    for (int k = 0; k < n; ++k) w += "ab"[rng() & 1];
+    const int what = kind(rng);
+    if (what == 0) w.insert(w.size() / 2, "c");
+    if (what == 1) w.insert(w.size() / 3, "\xff");
+    if (what == 2) w += std::string(100, 'a');  // over max_length
+    if (what == 3 || what == 4) w += (what == 3 ? "\tTRUE" : "\tFALSE");
+    input += w + "\n";
+  }
+  for (const io::WordFormat format : {io::WordFormat::kTsv, io::WordFormat::kJsonl}) {
+    for (const bool emit_state : {false, true}) {
+      auto stream = [&](int threads, std::set<int>* used) {
+        std::vector<model::Runner> runners;
+        for (int t = 0; t < threads; ++t) runners.emplace_back(engine);
+        model::RunOptions run;
+        run.trace = format == io::WordFormat::kJsonl;
+        run.keep_state = emit_state;
+        io::StreamOptions o = options_for(format, 90);
+        o.emit_state = emit_state;
+        o.threads = threads;
+        std::mutex m;
+        std::istringstream in(input);
+        std::ostringstream out;
+        Streamed s;
+        s.summary = io::classify_stream(in, out, o, [&](int t, std::string_view w) {
+          if (used) {
+            const std::lock_guard<std::mutex> lock(m);
+            used->insert(t);
+          }
+          if (w.size() == 13) throw std::runtime_error("thirteen");
+          return runners[static_cast<std::size_t>(t)].run(w, run);
+        });
+        s.out = out.str();
+        return s;
+      };
+      const Streamed one = stream(1, nullptr);
+      CHECK(one.summary.errors > count / 10);
+      CHECK(one.summary.labelled > count / 20);
+      for (const int threads : {2, 3, 7}) {
+        INFO("threads " << threads << ", jsonl " << (format == io::WordFormat::kJsonl) << ", state " << emit_state);
+        std::set<int> used;
+        const Streamed many = stream(threads, &used);
+        CHECK(many.out == one.out);
+        CHECK(many.summary.lines == one.summary.lines);
+        CHECK(many.summary.errors == one.summary.errors);
+        CHECK(many.summary.first_error_line == one.summary.first_error_line);
+        CHECK(many.summary.labelled == one.summary.labelled);
+        CHECK(many.summary.label_differences == one.summary.label_differences);
+        CHECK(many.summary.first_difference_line == one.summary.first_difference_line);
+        CHECK(used.size() == static_cast<std::size_t>(threads));  // every thread ran words
+      }
+    }
+  }
 }

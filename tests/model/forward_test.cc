@@ -3,7 +3,9 @@
 // empty word, the FFN), and the blocked online attention against the plain
 // reference on random models.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "model/forward.h"
 #include "model/random_model.h"
@@ -337,4 +339,20 @@ TEST_CASE("forward: a Runner stays usable after a row error mid-layer", "[model]
   o.beta = BetaSchedule{1, 0, 0};
   const RunResult a = runner.run("aab", o), b = engine.run("aab", o);
   CHECK(a.states == b.states);
+}
+
+TEST_CASE("length_order: indices stably sorted by length, short lengths and long ones", "[model][batch]") {
+  std::mt19937_64 rng = derived_rng(15, "length-order");
+  for (int k = 0; k < 200; ++k) {
+    const std::size_t first = uniform_int(rng, 0, 5), count = uniform_int(rng, 0, 300);
+    // Lengths up to 10, or up to 10^6 (beyond the counting sort's range).
+    const std::uint64_t longest = k % 2 ? 10 : 1000000;
+    std::vector<std::size_t> lengths(first + count);
+    for (std::size_t& l : lengths) l = uniform_int(rng, 0, k % 4 == 0 ? 3 : longest);
+    std::vector<std::size_t> expected(count);
+    for (std::size_t i = 0; i < count; ++i) expected[i] = first + i;
+    std::stable_sort(expected.begin(), expected.end(),
+                     [&](std::size_t a, std::size_t b) { return lengths[a] < lengths[b]; });
+    CHECK(model::length_order(first, count, [&](std::size_t i) { return lengths[i]; }) == expected);
+  }
 }
