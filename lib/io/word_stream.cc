@@ -31,7 +31,7 @@ std::optional<std::string> decode_word(std::string_view text, std::string_view a
                        sym::alphabet_set(alphabet));
   };
   // The alphabet's ASCII symbols as a bit mask: one test per byte instead of
-  // a search of the alphabet (a third of a stream's own time on small models).
+  // a search of the alphabet (with decoding, 13% of a run of a 0-layer model).
   std::uint64_t ascii[2] = {0, 0};
   for (const char a : alphabet) {
     const auto b = static_cast<unsigned char>(a);

@@ -176,7 +176,7 @@ std::vector<std::size_t> length_order(std::size_t first, std::size_t count, Leng
   }
   if (longest <= 4 * count + 64) {
     // A counting sort (stable, as the merge sort below): a batch's words are
-    // short next to their number, and this was a tenth of a stream's own time.
+    // short next to their number (the merge sort was 7% of a run of a 0-layer model).
     std::vector<std::size_t> start(longest + 2, 0);
     for (const std::size_t l : lengths) ++start[l + 1];
     for (std::size_t l = 1; l < start.size(); ++l) start[l] += start[l - 1];
