@@ -21,6 +21,35 @@ using namespace softhat;
 
 namespace {
 
+// The lines of a stream for the batching tests: `count` words over {a, b}
+// of lengths 0..max_length; one line in twenty each gets a bad symbol 'c',
+// a bad byte (if bad_byte), `over` more symbols (over the length limit), a
+// TRUE label or a FALSE label.
+struct LineMix {
+  int max_length;
+  int over;
+  bool bad_byte;
+  bool last_newline;
+};
+
+std::string stream_input(std::mt19937_64& rng, std::size_t count, const LineMix& mix) {
+  std::string input;
+  std::uniform_int_distribution<int> len(0, mix.max_length), kind(0, 19);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string w;
+    const int n = len(rng);
+    for (int k = 0; k < n; ++k) w += "ab"[rng() & 1];
+    int what = kind(rng);
+    if (!mix.bad_byte && what >= 1) ++what;  // no bad bytes: the kinds after it move up
+    if (what == 0) w.insert(w.size() / 2, "c");
+    if (what == 1) w.insert(w.size() / 3, "\xff");
+    if (what == 2) w += std::string(static_cast<std::size_t>(mix.over), 'a');
+    if (what == 3 || what == 4) w += (what == 3 ? "\tTRUE" : "\tFALSE");
+    input += w + (i + 1 < count || mix.last_newline ? "\n" : "");
+  }
+  return input;
+}
+
 // Hands out one byte at a time and never says more is at hand (in_avail 0),
 // as a terminal or a slow pipe would; before the first byte of each line it
 // calls `at_line` with the number of lines already read.
@@ -71,18 +100,7 @@ TEST_CASE("classify_stream: batched by length, the same records as one line at a
   // corpus lines with labels (some wrong), lines over the length limit, a
   // header first, and a last line without its newline.
   const std::size_t count = 2 * model::kBatchWords + 600;
-  std::string input = "word\tlabel\n";
-  std::uniform_int_distribution<int> len(0, 60), kind(0, 19);
-  for (std::size_t i = 0; i < count; ++i) {
-    std::string w;
-    const int n = len(rng);
-    for (int k = 0; k < n; ++k) w += "ab"[rng() & 1];
-    const int what = kind(rng);
-    if (what == 0) w.insert(w.size() / 2, "c");
-    if (what == 1) w += std::string(70, 'a');  // over max_length
-    if (what == 2 || what == 3) w += (what == 2 ? "\tTRUE" : "\tFALSE");
-    input += w + (i + 1 < count ? "\n" : "");
-  }
+  const std::string input = "word\tlabel\n" + stream_input(rng, count, {60, 70, false, false});
   struct Case {
     io::WordFormat format;
     bool emit_state;  // records keep the final state: batches of 256
@@ -201,19 +219,7 @@ TEST_CASE("classify_stream: on any number of threads, the same records and summa
   // the split by symbols), bad symbols and bytes, labels, lines over the
   // limit, and per-word errors thrown by the callback.
   const std::size_t count = model::kBatchWords + 3000;
-  std::string input;
-  std::uniform_int_distribution<int> len(0, 80), kind(0, 19);
-  for (std::size_t i = 0; i < count; ++i) {
-    std::string w;
-    const int n = len(rng);
-    for (int k = 0; k < n; ++k) w += "ab"[rng() & 1];
-    const int what = kind(rng);
-    if (what == 0) w.insert(w.size() / 2, "c");
-    if (what == 1) w.insert(w.size() / 3, "\xff");
-    if (what == 2) w += std::string(100, 'a');  // over max_length
-    if (what == 3 || what == 4) w += (what == 3 ? "\tTRUE" : "\tFALSE");
-    input += w + "\n";
-  }
+  const std::string input = stream_input(rng, count, {80, 100, true, true});
   for (const io::WordFormat format : {io::WordFormat::kTsv, io::WordFormat::kJsonl}) {
     for (const bool emit_state : {false, true}) {
       auto stream = [&](int threads, std::set<int>* used) {
