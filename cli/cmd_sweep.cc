@@ -37,7 +37,7 @@ void setup_sweep(CLI::App& app, Runner& runner) {
                                               "the schedule and the proven bound");
   auto args = std::make_shared<Args>();
   add_selection(sub, args->selection, Languages::kOne);
-  add_compile_options(sub, args->compile, false);
+  add_compile_options(sub, args->compile, true);
   sub->add_option("--model", args->model, "a model file instead of a language (oracle: its average-hard run)");
   sub->add_option("--lengths", args->lengths, "lengths (default 16,32,...,16384)");
   sub->add_option("--per-length,--words", args->words, "seeded words per length besides the adversarial ones (default 40)");
@@ -53,6 +53,7 @@ void setup_sweep(CLI::App& app, Runner& runner) {
     runner = [args](Context& ctx) {
       sweep::SweepOptions options;
       options.lengths = words::parse_length_list(args->lengths);
+      options.schedule = args->compile.beta_override();
       const Subject subject = select_subject(ctx, args->selection, args->compile, args->model);
       const std::optional<lang::Language>& language = subject.language;
       const model::Transformer& model = subject.model;

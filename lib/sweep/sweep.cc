@@ -43,6 +43,7 @@ std::string num(double v) { return fmt::format("{:.4g}", v); }
 SweepReport sweep(const model::Transformer& model, const words::WordsAt& source, const Oracle& oracle,
                   const ProvenBeta& proven, const SweepOptions& options) {
   SweepReport report;
+  report.schedule = options.schedule ? "--beta " + options.schedule->describe() : model.config.beta.describe();
   const model::Engine engine(model);
   model::Runner runner(engine);
   if (options.progress) options.progress->add_total(options.lengths.size());
@@ -69,10 +70,13 @@ SweepReport sweep(const model::Transformer& model, const words::WordsAt& source,
     SweepRow row;
     row.n = n;
     row.words = words.size();
-    row.schedule = model.config.beta.at(static_cast<std::int64_t>(n));
+    const model::BetaSchedule& judged = options.schedule ? *options.schedule : model.config.beta;
+    row.schedule = judged.at(static_cast<std::int64_t>(n));
     row.schedule_agrees = agrees(row.schedule);
-    double hi = row.schedule;
-    bool ok = row.schedule_agrees;
+    // The search starts from the model's own schedule whatever is judged: a
+    // --beta far below what the model needs must not end it at "FAILS".
+    double hi = model.config.beta.at(static_cast<std::int64_t>(n));
+    bool ok = options.schedule ? agrees(hi) : row.schedule_agrees;
     for (int k = 0; k < 3 && !ok; ++k) ok = agrees(hi *= 4);
     if (!ok) {
       row.fails_everywhere = true;
@@ -188,8 +192,8 @@ std::string format_sweep_report(const SweepReport& rep) {
     out += "\n";
   }
   out += "beta*: the smallest beta (log-scale bisection, 1%) at which every decision on the word set agrees with\n"
-         "the oracle; a lower bound on what all words need. schedule: the model's beta(n). proven: the beta the\n"
-         "construction's proof needs (docs/compiler.md) or the AHAT theorem's (docs/simulate.md).\n";
+         "the oracle; a lower bound on what all words need. schedule: beta(n) = " + rep.schedule + ". proven: the beta\n"
+         "the construction's proof needs (docs/compiler.md) or the AHAT theorem's (docs/simulate.md).\n";
   return out;
 }
 
@@ -197,6 +201,7 @@ nlohmann::ordered_json sweep_report_json(const SweepReport& rep) {
   nlohmann::ordered_json j;
   j["subject"] = rep.subject;
   j["pe"] = rep.pe;
+  j["schedule"] = rep.schedule;
   j["rows"] = nlohmann::ordered_json::array();
   for (const SweepRow& r : rep.rows) {
     nlohmann::ordered_json row;

@@ -34,6 +34,9 @@ struct SweepOptions {
   double tolerance = 0.01;  // relative width of the final bisection bracket
   util::Progress* progress = nullptr;  // told of every length done
   std::size_t max_memory = 0;  // engine memory one word may take (0: no limit)
+  // The schedule to judge (sweep --beta) instead of the model's own. The
+  // search for beta* still starts from the model's schedule.
+  std::optional<model::BetaSchedule> schedule;
 };
 
 // The expected verdict of a word (accept/reject, or a transducer's output);
@@ -51,8 +54,8 @@ struct SweepRow {
   std::size_t n = 0;
   std::size_t words = 0;
   std::optional<double> empirical;  // beta*; nullopt: agreement at every beta tried (beta-independent)
-  bool fails_everywhere = false;    // not even the schedule's beta (x 64) agrees
-  double schedule = 0;              // the model's beta(n)
+  bool fails_everywhere = false;    // not even the model's schedule's beta (x 64) agrees
+  double schedule = 0;              // the schedule's beta(n): the model's, or SweepOptions::schedule
   bool schedule_agrees = false;     // every decision right at the schedule's beta
   std::optional<double> proven;     // the construction's (or the theorem's) beta(n)
   std::string proven_source;        // "construction", "theorem", or empty
@@ -67,6 +70,7 @@ struct Fit {
 struct SweepReport {
   std::string subject;
   std::string pe;
+  std::string schedule;  // the schedule judged: "3*(n+1)"; with SweepOptions::schedule "--beta 3*(n+1)"
   std::vector<SweepRow> rows;
   std::optional<double> exponent;  // least-squares slope of log beta* against log(n+1)
   std::vector<Fit> fits;           // every form, best (smallest rms) first

@@ -57,6 +57,61 @@ TEST_CASE("sweep: beta* grows linearly with bounded PE, stays constant with unbo
   for (const sweep::SweepRow& r : counting.rows) CHECK(*r.empirical <= *r.proven);
 }
 
+TEST_CASE("sweep --beta: judges the given schedule, and beta* and its search stay", "[sweep]") {
+  const lang::Catalog catalog = lang::Catalog::builtin();
+  const lang::Language& language = catalog.find("a-since-b");
+  const compile::CompileOptions co;
+  const model::Transformer t = compile::build_acceptor(language, co).model;
+  sweep::WordPlan plan;
+  plan.words = 16;
+  auto run = [&](std::optional<model::BetaSchedule> schedule) {
+    sweep::SweepOptions so;
+    so.lengths = {16, 256, 1024};
+    so.schedule = schedule;
+    return sweep::sweep_subject(t, &language, co, so, plan);
+  };
+  const sweep::SweepReport own = run(std::nullopt);
+  CHECK(own.schedule == t.config.beta.describe());
+  // beta*/(n+1) of a since head is about 0.56-0.65 on these words (the test
+  // above: linear in n): 0.25*(n+1) is too little everywhere, 2*(n+1) enough;
+  // the constant 1 is far below at n = 1024, where the search must still
+  // find beta* (it starts from the model's schedule), not report FAILS.
+  const sweep::SweepReport low = run(model::BetaSchedule{.c = 0.25, .a = 1, .b = 0});
+  const sweep::SweepReport high = run(model::BetaSchedule{.c = 2, .a = 1, .b = 0});
+  const sweep::SweepReport one = run(model::BetaSchedule{.c = 1, .a = 0, .b = 0});
+  CHECK(low.schedule == "--beta 0.25*(n+1)");
+  CHECK(one.schedule == "--beta 1");
+  for (std::size_t i = 0; i < own.rows.size(); ++i) {
+    const double n1 = static_cast<double>(own.rows[i].n + 1);
+    INFO("n = " << own.rows[i].n);
+    CHECK(own.rows[i].schedule == t.config.beta.at(static_cast<std::int64_t>(own.rows[i].n)));
+    CHECK(low.rows[i].schedule == 0.25 * n1);
+    CHECK_FALSE(low.rows[i].schedule_agrees);
+    CHECK(high.rows[i].schedule == 2 * n1);
+    CHECK(high.rows[i].schedule_agrees);
+    CHECK(one.rows[i].schedule == 1.0);
+    CHECK_FALSE(one.rows[i].schedule_agrees);
+    for (const sweep::SweepReport* r : {&low, &high, &one}) {
+      REQUIRE(r->rows[i].empirical);
+      CHECK_FALSE(r->rows[i].fails_everywhere);
+      CHECK(*r->rows[i].empirical == *own.rows[i].empirical);
+      CHECK(r->rows[i].proven == own.rows[i].proven);
+    }
+  }
+  // The command: exit 1 when the given schedule is not enough, the JSON
+  // names it, and a bad expression is a usage error naming --beta.
+  const auto cli_low = test::run_cli({"sweep", "a-since-b", "--lengths", "16,64", "--beta", "0.25*(n+1)", "--json"});
+  CHECK(cli_low.status == 1);
+  const nlohmann::json j = nlohmann::json::parse(cli_low.out);
+  CHECK(j["schedule"] == "--beta 0.25*(n+1)");
+  CHECK(j["rows"][1]["schedule_beta"] == 16.25);
+  const auto cli_high = test::run_cli({"sweep", "a-since-b", "--lengths", "16,64", "--beta", "2*(n+1)"});
+  CHECK(cli_high.status == 0);
+  const auto bad = test::run_cli({"sweep", "a-since-b", "--lengths", "16", "--beta", "2*(m+1)"});
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("--beta") != std::string::npos);
+}
+
 TEST_CASE("explain: every row is a distribution over visible keys, targets carry the hard weight", "[explain]") {
   const lang::Catalog catalog = lang::Catalog::builtin();
   for (const char* name : {"c-flanked", "majority", "dyck-2", "khop-2"}) {
