@@ -102,7 +102,7 @@ model::ModelConfig dyck_config(const std::string& pairs, const Layout& c) {
   cfg.layers = {l0, l1, l2, l3};
   cfg.readout = {c.y, 0.5};
   cfg.notes["construction"] = "dyck";
-  cfg.notes["pairs"] = pairs;
+  cfg.notes["pairs"] = sym::encode(pairs);  // UTF-8, as the alphabet
   cfg.notes["description"] =
       "average-hard Dyck-k acceptor after Yao et al. 2021: uniform depth counting, depth retrieval, "
       "nearest opener of equal depth (rightmost by position), type check (docs/dyck-and-khop.md)";

@@ -231,7 +231,7 @@ void Compiler::setup() {
   h_ = lay_.fresh("pos:1/(j+1)", 0);
   bos_ = lay_.fresh("isBOS", 0);
   std::string model_alphabet = p_.alphabet + p_.pad_symbol;
-  for (char c : model_alphabet) tok_[sym_index(std::string(1, c))] = lay_.fresh(fmt::format("tok:{}", c), 0);
+  for (char c : model_alphabet) tok_[sym_index(std::string(1, c))] = lay_.fresh(fmt::format("tok:{}", sym::encode(c)), 0);
   HeadSpec uniform{model::Mask::kNone, {}, {}, {{{bos_, 1.0}}}, {}, "e = 1/(N+1): uniform average of isBOS", 0, 0};
   e_ = add_head(uniform, {"e"})  ;
 }

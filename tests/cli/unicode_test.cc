@@ -234,3 +234,70 @@ TEST_CASE("unicode cli: --alphabet errors, and a k-hop task over accented letter
                         "--lengths", "30", "--samples", "5"});
   CHECK(v.status == 0);
 }
+
+TEST_CASE("unicode cli: every construction writes a UTF-8 model file over a non-ASCII alphabet that runs as compiled",
+          "[unicode][cli]") {
+  // Model files keep labels and notes that name symbols (tok:á, open á, the
+  // Dyck pairs): they must be written as UTF-8, not as internal codes (a
+  // Dyck or S-RASP model over á once failed with an internal error).
+  const auto dir = test::temp_path("unicode-models");
+  std::filesystem::create_directories(dir);
+  const std::string pairs = "()" + kA + kO;  // ( ) and á ǎ
+  {
+    std::ofstream toml(dir / "dyck.toml");
+    toml << "name = \"dyck-acute\"\nalphabet = \"" << pairs << "\"\nconstruction = \"dyck\"\n"
+         << "class = \"context-free\"\ndescription = \"-\"\n[checker]\nkind = \"dyck\"\nsymbols = \"" << pairs
+         << "\"\n";
+    std::ofstream att(dir / "acute.att");
+    att << "0\t1\t" << kA << "\t" << kA << "\n1\t1\tb\tb\n1\n";
+    std::ofstream prog(dir / "compact.srasp");
+    prog << "input alphabet {" << kA << ", b, c}\n"
+         << "keep : bool := tok != '" << kA << "' && tok != '#'\n"
+         << "cnt  : int  := psum(keep)\n"
+         << "want : int  := pos + 1\n"
+         << "out  : sym  := lmost j [all] (keep[j] && cnt[j] == want[i]) -> tok else '#'\n"
+         << "output out\n";
+  }
+  const std::string catalog = (dir / "").string();
+  struct Case {
+    std::vector<std::string> compile, reference;  // compile -o FILE, and the command the file must agree with
+    std::string words;
+  };
+  const std::string prog = (dir / "compact.srasp").string(), att = (dir / "acute.att").string();
+  const std::vector<Case> cases = {
+      {{"compile", "--formula", kFormula, "--alphabet", kAlphabet},
+       {"classify", "--formula", kFormula, "--alphabet", kAlphabet},
+       "b" + kA + "\nab\n" + kA + "\n"},
+      {{"compile", "--regex", "(a|" + kA + ")*b", "--alphabet", kAlphabet},
+       {"classify", "--regex", "(a|" + kA + ")*b", "--alphabet", kAlphabet},
+       kA + "ab\nb" + kA + "\n"},
+      {{"compile", "--att", att}, {"classify", "--att", att}, kA + "bb\nb" + kA + "\n" + kA + "\n"},
+      {{"--catalog", catalog, "compile", "dyck-acute"},
+       {"--catalog", catalog, "classify", "dyck-acute"},
+       "(" + kA + kO + ")\n" + kA + "(" + kO + ")\n" + kO + kA + "\n"},
+      {{"compile", "--task", "khop", "--hops", "1", "--alphabet", kAlphabet},
+       {"transduce", "--task", "khop", "--hops", "1", "--alphabet", kAlphabet},
+       "a" + kA + "ba" + kA + "\n"},
+      {{"rasp", "compile", prog}, {"transduce", "--program", prog}, kA + "bc" + kA + "b\ncb" + kA + "\n"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.compile.back());
+    const std::string path = (dir / "m.safetensors").string();
+    std::vector<std::string> args = c.compile;
+    args.insert(args.end(), {"-o", path});
+    const Result made = run(args);
+    REQUIRE(made.status == 0);
+    const std::string bytes = io::read_file(path);
+    REQUIRE(bytes.size() > 8);
+    std::uint64_t header = 0;  // safetensors: an 8-byte little-endian length, then the JSON header
+    for (int i = 7; i >= 0; --i) header = header * 256 + static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+    REQUIRE(header + 8 <= bytes.size());
+    CHECK(sym::valid_utf8(bytes.substr(8, header)));
+    const Result expected = run(c.reference, c.words), got = run({"run", "--model", path}, c.words);
+    CHECK(expected.status == 0);
+    CHECK(got.status == 0);
+    CHECK(got.out == expected.out);
+    CHECK(lines(got.out).size() == lines(c.words).size());
+  }
+  std::filesystem::remove_all(dir);
+}
