@@ -43,17 +43,19 @@ std::size_t rasp_max_positions(const Context& ctx, const rasp::Program& program)
 
 namespace {
 // An acceptor's verdicts from its outputs: exactly "1" or "0", else a per-line error.
+// output(t, w) runs on thread t of --threads.
 int stream_verdicts(Context& ctx, const rasp::Program& program, const StreamArgs& stream, const std::string& what,
-                    const std::function<std::string(std::string_view)>& output) {
+                    const std::function<std::string(int, std::string_view)>& output) {
   io::StreamOptions s = stream_options(ctx, program.alphabet, stream, false);
   const std::unique_ptr<util::Progress> progress = ctx.progress(what, "lines");
   s.progress = progress.get();
-  const auto summary = io::classify_stream(ctx.in, ctx.out, s, [&](std::string_view w) {
+  s.threads = stream_threads(stream);
+  const auto summary = io::classify_stream(ctx.in, ctx.out, s, [&](int t, std::string_view w) {
     if (program.length_with_padding(w.size()) == 0) {
       throw std::invalid_argument("the empty word has no positions, so an acceptor program has no last position to "
                                   "decide it (docs/srasp.md)");
     }
-    const std::string out = output(w);
+    const std::string out = output(t, w);
     if (out != sym::declare("1") && out != sym::declare("0")) {
       throw std::invalid_argument(fmt::format("{} is not an acceptor: its output is '{}', not 1 or 0", program.name,
                                               sym::encode(out)));
@@ -72,7 +74,8 @@ int stream_program(Context& ctx, const rasp::Program& program, const StreamArgs&
   const std::unique_ptr<util::Progress> progress = ctx.progress("rasp " + program.name, "lines");
   s.progress = progress.get();
   const std::size_t max_positions = rasp_max_positions(ctx, program);
-  const auto summary = io::classify_stream(ctx.in, ctx.out, s, [&](std::string_view w) {
+  s.threads = stream_threads(stream);  // the interpreter reads the program only
+  const auto summary = io::classify_stream(ctx.in, ctx.out, s, [&](int, std::string_view w) {
     model::RunResult r;
     if (acceptor) r.accepted = rasp::run_acceptor(program, w, max_positions);
     else r.output = rasp::run_program(program, w, max_positions);
@@ -92,9 +95,12 @@ int stream_compiled(Context& ctx, const rasp::Program& program, const StreamArgs
     model::RunOptions options;
     options.beta = beta;
     if (!acceptor) return stream_model(ctx, engine, stream, options, what);
-    model::Runner runner(engine);
+    std::vector<model::Runner> runners;  // one per thread
+    for (int t = 0; t < stream_threads(stream); ++t) runners.emplace_back(engine);
     options.max_memory = ctx.max_memory;
-    return stream_verdicts(ctx, program, stream, what, [&](std::string_view w) { return *runner.run(w, options).output; });
+    return stream_verdicts(ctx, program, stream, what, [&](int t, std::string_view w) {
+      return *runners[static_cast<std::size_t>(t)].run(w, options).output;
+    });
   }
   // Hard mode is the exact AHAT: rational scores, exact ties (docs/srasp.md).
   const model::ExactAhat ahat(compiled.model);
@@ -102,7 +108,7 @@ int stream_compiled(Context& ctx, const rasp::Program& program, const StreamArgs
   // The exact run's JSONL fields: no temperature (beta null), all weight on
   // the argmax set, the exact minimum score gap over every head and row, and
   // the output margin of the exact final states.
-  auto exact_run = [&](std::string_view w) {
+  auto exact_run = [&](int, std::string_view w) {  // any thread: the exact run reads ahat only
     const std::size_t padded = config.program->padded_length(w.size());
     if (padded > rasp_max_positions(ctx, program)) {
       throw LimitError(fmt::format("N = {} positions need more than --max-memory", padded));
@@ -117,11 +123,12 @@ int stream_compiled(Context& ctx, const rasp::Program& program, const StreamArgs
     return r;
   };
   if (acceptor) {
-    return stream_verdicts(ctx, program, stream, what, [&](std::string_view w) { return *exact_run(w).output; });
+    return stream_verdicts(ctx, program, stream, what, [&](int t, std::string_view w) { return *exact_run(t, w).output; });
   }
   io::StreamOptions s = stream_options(ctx, program.alphabet, stream, true);
   const std::unique_ptr<util::Progress> progress = ctx.progress(what, "lines");
   s.progress = progress.get();
+  s.threads = stream_threads(stream);
   const auto summary = io::classify_stream(ctx.in, ctx.out, s, exact_run);
   progress->finish();
   return finish_stream(ctx, summary, stream.compare_labels);
@@ -176,6 +183,9 @@ void setup_rasp(CLI::App& app, Runner& runner) {
   run->add_flag("--header", args->stream.header, "start with a header line (word<TAB>output)");
   run->add_flag("--compare-labels", args->stream.compare_labels,
                 "lines word<TAB>expected: report the agreement on stderr, exit 1 on a difference");
+  run->add_option("--threads", args->stream.threads,
+                  "words run in parallel (default: the cores available); the output is the same for any count")
+      ->check(CLI::Range(1, 1024));
   run->callback([&runner, args] {
     runner = [args](Context& ctx) { return stream_program(ctx, rasp::load_program(args->program), args->stream, false); };
   });

@@ -74,9 +74,11 @@ io::StreamOptions stream_options(const Context& ctx, std::string_view alphabet, 
           .progress = nullptr};
 }
 
+int stream_threads(const StreamArgs& stream) { return stream.threads > 0 ? stream.threads : default_threads(); }
+
 int stream_model(Context& ctx, const model::Engine& engine, const StreamArgs& stream, model::RunOptions options,
                  const std::string& what) {
-  const int threads = stream.threads > 0 ? stream.threads : default_threads();
+  const int threads = stream_threads(stream);
   std::vector<model::Runner> runners;  // one per thread: each keeps its own buffers
   runners.reserve(static_cast<std::size_t>(threads));
   for (int t = 0; t < threads; ++t) runners.emplace_back(engine);

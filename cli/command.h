@@ -177,6 +177,8 @@ void report_shortages(Context& ctx, const corpus::Corpus& corpus);
 
 // The default --threads: the cores available (at least 1).
 int default_threads();
+// A stream's --threads, or the default.
+int stream_threads(const StreamArgs& stream);
 
 // Shared by the subcommands that stream words.
 // With compare_labels: a final agreement line on stderr for lines read back

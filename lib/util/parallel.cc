@@ -4,6 +4,7 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -13,24 +14,46 @@ namespace softhat {
 
 namespace {
 // Runs body(t) on `threads` threads (on this one when threads == 1) and
-// rethrows the first failure, in thread order.
+// rethrows a failure after every body has stopped: an interrupt first (the
+// user's Ctrl-C is exit 130 whatever else failed), else the first in thread
+// order. A thread the system refuses to start (std::system_error: a process
+// or address-space limit) is no error: its body runs on this thread once the
+// others are started. A body's work depends on t alone, so results do not
+// change.
 void run_threads(int threads, const std::function<void(int)>& body) {
   if (threads <= 1) {
     body(0);
     return;
   }
   std::vector<std::exception_ptr> failures(static_cast<std::size_t>(threads));
+  auto worker = [&](int t) {
+    try {
+      body(t);
+    } catch (...) {
+      failures[static_cast<std::size_t>(t)] = std::current_exception();
+    }
+  };
   std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      try {
-        body(t);
-      } catch (...) {
-        failures[static_cast<std::size_t>(t)] = std::current_exception();
-      }
-    });
+  pool.reserve(static_cast<std::size_t>(threads));  // emplace_back below never reallocates
+  int started = 0;
+  for (; started < threads; ++started) {
+    try {
+      pool.emplace_back(worker, started);
+    } catch (const std::system_error&) {
+      break;
+    }
   }
+  for (int t = started; t < threads; ++t) worker(t);
   for (std::thread& th : pool) th.join();
+  for (const std::exception_ptr& f : failures) {
+    if (!f) continue;
+    try {
+      std::rethrow_exception(f);
+    } catch (const Interrupted&) {
+      throw;
+    } catch (...) {
+    }
+  }
   for (const std::exception_ptr& f : failures) {
     if (f) std::rethrow_exception(f);
   }

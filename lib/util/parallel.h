@@ -2,7 +2,8 @@
 // an exception in a worker (an engine error on one word) is rethrown in the
 // caller after every worker has stopped, never left to terminate the
 // process. Results never depend on the thread count: callers write each
-// item's result to its own slot and merge in index order.
+// item's result to its own slot and merge in index order. A thread the
+// system refuses to start is no error: its share runs on the caller's.
 #pragma once
 
 #include <cstddef>

@@ -132,7 +132,7 @@ TEST_CASE("run: --threads splits the batches and changes no byte of the output",
     if (i % 5 == 0) w += (rng() & 1) ? "\tTRUE" : "\tFALSE";
     input += w + "\n";
   }
-  for (const std::vector<std::string> extra :
+  for (const std::vector<std::string>& extra :
        {std::vector<std::string>{}, std::vector<std::string>{"--format", "jsonl", "--emit-state"},
         std::vector<std::string>{"--compare-labels"}}) {
     std::vector<std::string> args = {"run", "--model", m.path.string()};
@@ -148,4 +148,48 @@ TEST_CASE("run: --threads splits the batches and changes no byte of the output",
     CHECK(lines(one.out).size() == 1500);
   }
   CHECK(run({"run", "--model", m.path.string(), "--threads", "0"}, "ab\n").status == 2);
+}
+
+TEST_CASE("S-RASP streams: --threads changes no byte (interpreter, compiled softmax, exact AHAT)", "[cli][run][rasp]") {
+  const std::string compact = SOFTHAT_SOURCE_DIR "/examples/srasp/compact.srasp";
+  const std::string dyck2 = SOFTHAT_SOURCE_DIR "/examples/srasp/dyck2.srasp";
+  // Batches of over 8,192 symbols (a word's bytes and one), so they are
+  // split; bad symbols and labels included. The exact runs take short words.
+  auto words = [](const std::string& symbols, std::size_t count, std::uint64_t longest, std::uint64_t seed) {
+    std::mt19937_64 rng = derived_rng(seed, "cli-rasp-threads");
+    std::string input;
+    for (std::size_t i = 0; i < count; ++i) {
+      std::string w;
+      for (std::uint64_t k = uniform_int(rng, 1, longest); k > 0; --k) w += symbols[rng() % symbols.size()];
+      if (i % 101 == 0) w += "z";
+      if (i % 7 == 0) w += (rng() & 1) ? "\tTRUE" : "\tFALSE";
+      input += w + "\n";
+    }
+    return input;
+  };
+  const std::string abc = words("abc", 2000, 12, 1), brackets = words("()[]", 2000, 12, 2);
+  const std::string tiny = words("abc", 6000, 2, 3);
+  struct Case {
+    std::vector<std::string> args;
+    const std::string* input;
+  };
+  const std::vector<Case> cases = {
+      {{"rasp", "run", compact}, &abc},
+      {{"transduce", "--program", compact}, &abc},
+      {{"transduce", "--program", compact, "--mode", "hard", "--format", "jsonl"}, &tiny},
+      {{"classify", "--program", dyck2}, &brackets},
+      {{"classify", "--program", dyck2, "--mode", "softmax", "--compare-labels"}, &brackets},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args[0] << " " << c.args[1] << " " << c.args.back());
+    std::vector<std::string> one_args = c.args, many_args = c.args;
+    one_args.insert(one_args.end(), {"--threads", "1"});
+    many_args.insert(many_args.end(), {"--threads", "3"});
+    const Result one = run(one_args, *c.input), many = run(many_args, *c.input);
+    CHECK((one.status == 1 || one.status == 2));  // the bad lines (or a wrong label)
+    CHECK(many.status == one.status);
+    CHECK(many.out == one.out);
+    CHECK(many.err == one.err);
+    CHECK(lines(one.out).size() == lines(*c.input).size());
+  }
 }

@@ -478,6 +478,18 @@ for cid, title, cmd, message in (
                2, message, "ulimit -v 2GiB; softhat " + (cmd if len(cmd) < 90 else cmd[:60] + "...").replace("$BIG", "(a line of 10^8 a)"))
 
 
+# More threads than the address space holds stacks for: a thread the system
+# refuses to start runs its share on the main thread (it once aborted the
+# process); the output is --threads 1's, byte for byte.
+threads_words = path("threads.words")
+open(threads_words, "w").write("ab\nba\n" * 4500)
+case_shell(171, "memory", "run --threads 1024 under ulimit -v 2 GiB (thread stacks refused)",
+           V + f'"$SOFTHAT" -q run --model {shlex_quote(model)} --threads 1024 < {shlex_quote(threads_words)} > '
+           f'{shlex_quote(path("t1024.out"))} && "$SOFTHAT" -q run --model {shlex_quote(model)} --threads 1 < '
+           f'{shlex_quote(threads_words)} | cmp - {shlex_quote(path("t1024.out"))}',
+           0, r"^$", "ulimit -v 2GiB; softhat run --model M --threads 1024 < (9,000 lines)")
+
+
 case(118, "memory", "compile mod(10^9, 1): a residual stream 10^9 wide",
      ["compile", "--formula", "mod(1000000000,1)", "--alphabet", "ab", "-o", path("mod.safetensors")], 2,
      r"the mod predicates need 1000000000 one-hot position features .*, more than 1000000",
