@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <system_error>
 
 namespace softhat::util {
 
@@ -36,7 +37,11 @@ Progress::Progress(std::string label, std::string unit, double after)
       unit_(std::move(unit)),
       after_(after),
       start_(std::chrono::steady_clock::now()) {
-  ticker_ = std::thread([this] { tick(); });
+  try {
+    ticker_ = std::thread([this] { tick(); });
+  } catch (const std::system_error&) {
+    enabled_ = false;  // the system refused a thread: no progress line, the work goes on
+  }
 }
 
 Progress::~Progress() { finish(); }
