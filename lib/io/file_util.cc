@@ -1,5 +1,6 @@
 #include "io/file_util.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,9 +17,48 @@
 
 namespace softhat::io {
 
+namespace {
+// Writes all of `contents` to fd (EINTR retried); false with errno set on failure.
+bool write_all(int fd, std::string_view contents) {
+  std::size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t k = ::write(fd, contents.data() + done, contents.size() - done);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+// A device, FIFO or socket: renaming a file over it would replace the node
+// (as root, -o /dev/null once left a regular file there), so it is written.
+void write_special_file(const std::string& path, std::string_view contents) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) throw InputError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  if (!write_all(fd, contents)) {
+    const std::string reason = std::strerror(errno);
+    ::close(fd);
+    throw InputError(fmt::format("cannot write {}: {}", path, reason));
+  }
+  if (::close(fd) != 0) throw InputError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+}
+}  // namespace
+
 void write_file_atomically(const std::string& path, std::string_view contents) {
   namespace fs = std::filesystem;
-  const fs::path target(path);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    write_special_file(path, contents);
+    return;
+  }
+  std::error_code ec;
+  fs::path target(path);
+  if (fs::is_symlink(fs::symlink_status(target, ec))) {
+    const fs::path resolved = fs::weakly_canonical(target, ec);
+    if (!ec && !resolved.empty()) target = resolved;
+  }
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string tmpl = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
   const int fd = mkstemp(tmpl.data());
@@ -29,15 +69,7 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
     std::remove(tmpl.c_str());
     throw InputError(fmt::format("cannot write {}: {} ({})", path, what, reason));
   };
-  std::size_t done = 0;
-  while (done < contents.size()) {
-    const ssize_t k = ::write(fd, contents.data() + done, contents.size() - done);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      fail("write failed");
-    }
-    done += static_cast<std::size_t>(k);
-  }
+  if (!write_all(fd, contents)) fail("write failed");
   // mkstemp creates the file 0600; give it the permissions a plain open would (0666 minus the umask).
   const mode_t mask = ::umask(0);
   ::umask(mask);
@@ -47,7 +79,7 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
     std::remove(tmpl.c_str());
     throw InputError(fmt::format("cannot write {}: close failed ({})", path, std::strerror(errno)));
   }
-  if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
+  if (std::rename(tmpl.c_str(), target.c_str()) != 0) {
     const std::string reason = std::strerror(errno);
     std::remove(tmpl.c_str());
     throw InputError(fmt::format("cannot write {}: {}", path, reason));
