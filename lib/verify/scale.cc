@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -185,6 +186,11 @@ std::map<std::string, std::string> completed_languages(const std::string& path, 
   std::map<std::string, std::string> done;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return done;
+  // A device, FIFO or socket (--out /dev/stdout) holds no earlier rows: the
+  // rows are only written to it. Reading it could wait forever.
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) throw InputError(fmt::format("{}: is a folder, not a results file", path));
+  if (!std::filesystem::is_regular_file(status)) return done;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot read the results file", path));
   std::stringstream buf;
@@ -246,7 +252,9 @@ void append_row(const std::string& path, const nlohmann::ordered_json& row) {
     }
     written += static_cast<std::size_t>(w);
   }
-  const bool synced = ::fsync(fd) == 0;
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);  // a pipe or device has no disk to flush
+  const bool synced = !regular || ::fsync(fd) == 0;
   const int err = errno;
   ::close(fd);
   if (!synced) throw InputError(fmt::format("{}: cannot flush to the disk: {}", path, std::strerror(err)));

@@ -2,6 +2,9 @@
 // rows for any thread count and any sharding, and a run stopped partway (rows
 // written, a torn last line) resumes without losing or repeating a language.
 #include <catch2/catch.hpp>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -276,5 +279,31 @@ TEST_CASE("verify --mlregtest-splits: a malformed .att file is an error row, and
   CHECK(last["language"] == "10.bad");
   CHECK(last["status"] == "agree");
   fs::remove(out);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("verify --mlregtest-splits --out: a FIFO or device gets the rows and is not read back", "[cli][scale]") {
+  // --out /dev/stdout (or a named pipe) holds no earlier rows: reading it to
+  // resume once waited forever on its own output. The rows are only written,
+  // and the node stays what it was.
+  const fs::path dir = sample_dir();
+  const std::string whole = scale(dir, {}).out;
+  const fs::path fifo = test::temp_path("scale-rows.fifo");
+  fs::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const int rd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // a reader, so the command's open does not wait
+  REQUIRE(rd >= 0);
+  const auto r = scale(dir, {"--out", fifo.string()});
+  std::string got;
+  char buf[4096];
+  for (ssize_t k; (k = ::read(rd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(k));
+  ::close(rd);
+  CHECK(r.status == 0);
+  CHECK(got == whole);
+  CHECK(fs::is_fifo(fs::symlink_status(fifo)));
+  const auto folder = scale(dir, {"--out", dir.string()});
+  CHECK(folder.status == 2);
+  CHECK(folder.err.find("is a folder, not a results file") != std::string::npos);
+  fs::remove(fifo);
   fs::remove_all(dir);
 }
