@@ -300,6 +300,25 @@ TEST_CASE("corpora: reruns leave no stale file, foreign folders need --force, mo
   fs::remove_all(dir);
 }
 
+TEST_CASE("corpora: --out naming a link to a folder writes the folder and keeps the link", "[corpus][cli]") {
+  const fs::path real = test::temp_path("linked-corpus"), link = test::temp_path("corpus-link");
+  fs::remove_all(real);
+  fs::remove(link);
+  fs::create_directories(real);
+  fs::create_symlink(real, link);
+  for (const char* lengths : {"6", "6-7"}) {  // a new corpus, then one replacing it
+    REQUIRE(test::run_cli({"generate", "contains-ab", "--lengths", lengths, "--per-length", "4", "--out",
+                           link.string()}).status == 0);
+    CHECK(fs::is_symlink(fs::symlink_status(link)));
+    CHECK(fs::exists(real / "all.tsv"));
+    CHECK(fs::exists(real / "manifest.json"));
+    CHECK(test::run_cli({"validate", link.string()}).status == 0);
+  }
+  CHECK(test::lines_of(io::read_file((real / "all.tsv").string())).size() == 8);  // lengths 6 and 7, 4 words each
+  fs::remove(link);
+  fs::remove_all(real);
+}
+
 TEST_CASE("corpora: several languages, one sub-folder each, and --exclude keeps words out", "[corpus][cli]") {
   const fs::path dir = test::temp_path("many");
   fs::remove_all(dir);
