@@ -96,7 +96,9 @@ int stream_compiled(Context& ctx, const rasp::Program& program, const StreamArgs
     options.beta = beta;
     if (!acceptor) return stream_model(ctx, engine, stream, options, what);
     std::vector<model::Runner> runners;  // one per thread
-    for (int t = 0; t < stream_threads(stream); ++t) runners.emplace_back(engine);
+    const int threads = stream_threads(stream);
+    runners.reserve(static_cast<std::size_t>(threads));
+    for (int t = 0; t < threads; ++t) runners.emplace_back(engine);
     options.max_memory = ctx.max_memory;
     return stream_verdicts(ctx, program, stream, what, [&](int t, std::string_view w) {
       return *runners[static_cast<std::size_t>(t)].run(w, options).output;

@@ -169,14 +169,10 @@ void write_corpus_dir(const Corpus& corpus, const std::string& dir, const Manife
   // aside first and removed after, so no stale file survives.
   fs::path target = fs::path(dir).lexically_normal();
   if (target.filename().empty()) target = target.parent_path();
-  std::error_code ec;
   // A link to a folder is written through: the corpus replaces the folder
   // it names, and the link stays (as io::write_file_atomically does for files).
-  if (fs::is_symlink(fs::symlink_status(target, ec))) {
-    const fs::path resolved = fs::weakly_canonical(target, ec);
-    if (!ec && !resolved.empty()) target = resolved;
-    ec.clear();
-  }
+  target = io::write_target(target.string());
+  std::error_code ec;
   const fs::path parent = parent_of(target);
   fs::create_directories(parent, ec);
   if (ec) throw InputError(fmt::format("cannot create {}: {}", parent.string(), ec.message()));

@@ -17,14 +17,13 @@
 
 namespace softhat::io {
 
-namespace {
-// Writes all of `contents` to fd (EINTR retried); false with errno set on failure.
 bool write_all(int fd, std::string_view contents) {
   std::size_t done = 0;
   while (done < contents.size()) {
     const ssize_t k = ::write(fd, contents.data() + done, contents.size() - done);
-    if (k < 0) {
-      if (errno == EINTR) continue;
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      if (k == 0) errno = ENOSPC;  // a write of 0 bytes sets no errno
       return false;
     }
     done += static_cast<std::size_t>(k);
@@ -32,6 +31,15 @@ bool write_all(int fd, std::string_view contents) {
   return true;
 }
 
+std::string write_target(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(path, ec))) return path;
+  const fs::path resolved = fs::weakly_canonical(path, ec);
+  return ec || resolved.empty() ? path : resolved.string();
+}
+
+namespace {
 // A device, FIFO or socket: renaming a file over it would replace the node
 // (as root, -o /dev/null once left a regular file there), so it is written.
 void write_special_file(const std::string& path, std::string_view contents) {
@@ -53,12 +61,7 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
     write_special_file(path, contents);
     return;
   }
-  std::error_code ec;
-  fs::path target(path);
-  if (fs::is_symlink(fs::symlink_status(target, ec))) {
-    const fs::path resolved = fs::weakly_canonical(target, ec);
-    if (!ec && !resolved.empty()) target = resolved;
-  }
+  const fs::path target(write_target(path));
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string tmpl = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
   const int fd = mkstemp(tmpl.data());

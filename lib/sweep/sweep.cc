@@ -76,7 +76,7 @@ SweepReport sweep(const model::Transformer& model, const words::WordsAt& source,
     // The search starts from the model's own schedule whatever is judged: a
     // --beta far below what the model needs must not end it at "FAILS".
     double hi = model.config.beta.at(static_cast<std::int64_t>(n));
-    bool ok = options.schedule ? agrees(hi) : row.schedule_agrees;
+    bool ok = hi == row.schedule ? row.schedule_agrees : agrees(hi);
     for (int k = 0; k < 3 && !ok; ++k) ok = agrees(hi *= 4);
     if (!ok) {
       row.fails_everywhere = true;

@@ -16,6 +16,7 @@
 #include "cascade/holonomy.h"
 #include "compile/acceptor.h"
 #include "corpus/generate.h"
+#include "io/file_util.h"
 #include "io/model_file.h"
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -241,16 +242,10 @@ void append_row(const std::string& path, const nlohmann::ordered_json& row) {
   if (fd < 0) throw InputError(fmt::format("{}: cannot open for appending: {}", path, std::strerror(errno)));
   // One write of the whole line; a stop mid-write leaves a torn last line,
   // which the next run cuts off (completed_languages).
-  std::size_t written = 0;
-  while (written < line.size()) {
-    const ssize_t w = ::write(fd, line.data() + written, line.size() - written);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      const int err = w < 0 ? errno : ENOSPC;  // a write of 0 bytes sets no errno
-      ::close(fd);
-      throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(err)));
-    }
-    written += static_cast<std::size_t>(w);
+  if (!io::write_all(fd, line)) {
+    const int err = errno;
+    ::close(fd);
+    throw InputError(fmt::format("{}: cannot write: {}", path, std::strerror(err)));
   }
   struct stat st {};
   const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);  // a pipe or device has no disk to flush
